@@ -1,0 +1,198 @@
+"""Test cases from a spec's size ranges: edge sizes, seeded random draws, the
+spec's explicit sizes, and the search for the smallest failing size.
+
+Pure computation: no tensors, no GPU, no I/O, so everything here is tested
+directly.  A ``Case`` only names size-parameter values; the input *values* are
+drawn later (tensors.py) from ``call_seed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from .spec import Spec
+
+__all__ = ["Case", "generate_cases", "benchmark_cases", "edge_values", "call_seed",
+           "shrink", "limits_for", "describe"]
+
+# Sizes that break kernels: the smallest, small primes, one past a power of
+# two, and non-multiples of the usual block sizes 16/32/64/128.
+EDGE_CANDIDATES = (1, 2, 3, 5, 7, 13, 17, 31, 33, 63, 65, 100, 127, 129, 255, 257, 1000, 1025, 4097)
+# GPU mode skips cases whose tensors would exceed this many bytes in total.
+GPU_CASE_BYTES = 2 * 1024**3
+
+
+@dataclass(frozen=True)
+class Case:
+    """One functional test or benchmark: a name, a kind and the size parameters."""
+
+    name: str
+    kind: str  # "edge", "random", "explicit" or "benchmark"
+    params: dict
+
+    def label(self) -> str:
+        return describe(self.params)
+
+
+def describe(params: dict) -> str:
+    """``rows=17, cols=1``: how a size is written in messages."""
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def call_seed(run_seed: int, case_name: str, call_index: int) -> int:
+    """A 63-bit seed for one solve() call, stable across processes and runs."""
+    digest = hashlib.blake2b(f"{run_seed}/{case_name}/{call_index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def limits_for(spec: Spec, interpret: bool) -> dict:
+    """Inclusive (low, high) per size parameter: the spec's ranges, capped in CPU mode."""
+    if not interpret:
+        return dict(spec.sizes)
+    return {name: (low, min(high, spec.interpret_max[name])) for name, (low, high) in spec.sizes.items()}
+
+
+def edge_values(low: int, high: int) -> list[int]:
+    """The edge candidates that lie in [low, high], plus both ends."""
+    values = {low, high, *(v for v in EDGE_CANDIDATES if low <= v <= high)}
+    return sorted(values)
+
+
+def _affordable(spec: Spec, params: dict, interpret: bool) -> bool:
+    if interpret:
+        return True  # the caps already keep interpret-mode sizes small
+    total = 0
+    for tensor in spec.tensors:
+        total += math.prod(spec.shape_of(tensor, params)) * _itemsize(tensor.dtype)
+    return total <= GPU_CASE_BYTES
+
+
+def _itemsize(dtype: str) -> int:
+    return {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2,
+            "bfloat16": 2, "int16": 2}.get(dtype, 1)
+
+
+def _edge_profiles(limits: dict) -> Iterable[dict]:
+    """Combinations of edge values: all smallest, each one large, mixed, all largest."""
+    names = list(limits)
+    edges = {n: edge_values(*limits[n]) for n in names}
+    yield {n: limits[n][0] for n in names}
+    for n in names:  # one dimension at its largest, the others at their smallest
+        if len(names) > 1:
+            yield {m: (limits[m][1] if m == n else limits[m][0]) for m in names}
+    small = {n: [v for v in edges[n] if v <= 33] or edges[n][:1] for n in names}
+    for shift in range(3):  # mixed small primes and off-by-ones, different per dimension
+        yield {n: small[n][(i + 2 * shift + 1) % len(small[n])] for i, n in enumerate(names)}
+    for n_index, n in enumerate(names):  # one past a power of two / non-multiples of 64
+        odd = [v for v in edges[n] if v in (65, 100, 129, 257, 1000, 1025)]
+        if odd:
+            yield {m: (odd[n_index % len(odd)] if m == n else _mid_edge(edges[m])) for m in names}
+    yield {n: limits[n][1] for n in names}
+
+
+def _mid_edge(values: list[int]) -> int:
+    return values[len(values) // 2]
+
+
+def _random_params(spec: Spec, limits: dict, rng: random.Random) -> dict | None:
+    """A log-uniform draw per dimension, so small and large sizes are both common."""
+    for _ in range(200):
+        params = {}
+        for name, (low, high) in limits.items():
+            value = math.exp(rng.uniform(math.log(low), math.log(high + 1)))
+            params[name] = max(low, min(high, int(value)))
+        if spec.satisfies(params):
+            return params
+    return None
+
+
+def generate_cases(spec: Spec, seed: int, interpret: bool) -> list[Case]:
+    """The functional tests for one run, in the order they are run.
+
+    Edge profiles first (they find most bugs fastest), then ``spec.random_tests``
+    seeded random draws, then the spec's explicit sizes.  Sizes outside the
+    CPU-mode caps are dropped in interpret mode; duplicates are dropped always.
+    """
+    limits = limits_for(spec, interpret)
+    rng = random.Random(seed)
+    candidates: list[Case] = [Case(f"edge-{i + 1}", "edge", p) for i, p in enumerate(_edge_profiles(limits))]
+    for i in range(spec.random_tests):
+        params = _random_params(spec, limits, rng)
+        if params is not None:
+            candidates.append(Case(f"random-{i + 1}", "random", params))
+    candidates += [Case(t.name, "explicit", dict(t.params)) for t in spec.tests if _within(t.params, limits)]
+    cases, seen = [], set()
+    for case in candidates:
+        key = tuple(case.params[n] for n in spec.sizes)
+        if key in seen or not spec.satisfies(case.params) or not _affordable(spec, case.params, interpret):
+            continue
+        seen.add(key)
+        cases.append(case)
+    return cases
+
+
+def skipped_explicit(spec: Spec, interpret: bool) -> list[Case]:
+    """The spec's explicit sizes that the CPU-mode caps leave out (to report them)."""
+    limits = limits_for(spec, interpret)
+    return [Case(t.name, "explicit", dict(t.params)) for t in spec.tests if not _within(t.params, limits)]
+
+
+def benchmark_cases(spec: Spec) -> list[Case]:
+    return [Case(b.name, "benchmark", dict(b.params)) for b in spec.benchmarks]
+
+
+def _within(params: dict, limits: dict) -> bool:
+    return all(low <= params[n] <= high for n, (low, high) in limits.items())
+
+
+def _smaller_candidates(params: dict, limits: dict) -> Iterable[dict]:
+    """Smaller sizes to try: every dimension at its smallest first, then, per
+    dimension, the next two smallest and steps back from the current value that
+    halve each time (half the distance, a quarter, ... one), like delta debugging.
+    """
+    for name, value in params.items():
+        low = limits[name][0]
+        if low < value:
+            yield {**params, name: low}
+    for name, value in params.items():
+        low = limits[name][0]
+        steps, distance = [low + 1, low + 2], (value - low) // 2
+        while distance >= 1:
+            steps.append(value - distance)
+            distance //= 2
+        steps.append(value - 1)
+        for smaller in dict.fromkeys(steps):
+            if low < smaller < value:
+                yield {**params, name: smaller}
+
+
+def shrink(spec: Spec, params: dict, fails: Callable[[dict], bool], budget: int,
+           limits: dict | None = None) -> tuple[dict, int]:
+    """Greedy search for a smaller failing size.
+
+    Tries the candidates of ``_smaller_candidates`` in order and moves to the
+    first one that still fails, then starts over from there.  Stops when no candidate fails or after
+    ``budget`` calls of ``fails``.  Returns the smallest failing size found and
+    the number of calls made.
+    """
+    limits = limits or dict(spec.sizes)
+    current, calls, tried = dict(params), 0, set()
+    improved = True
+    while improved and calls < budget:
+        improved = False
+        for candidate in _smaller_candidates(current, limits):
+            key = tuple(candidate.values())
+            if key in tried or not spec.satisfies(candidate):
+                continue
+            tried.add(key)
+            calls += 1
+            if fails(candidate):
+                current, improved = candidate, True
+                break
+            if calls >= budget:
+                break
+    return current, calls

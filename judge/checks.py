@@ -1,0 +1,137 @@
+"""Comparing a solution's outputs with the reference, and inputs with their
+pristine copies.  Pure computation on tensors (whatever device they are on);
+no I/O.
+
+Tolerance kinds (docs/spec-format.md):
+
+- ``exact``: bit-for-bit equal values (``-0.0 == 0.0``); for pure data movement.
+- ``close``: ``|got - ref| <= atol + rtol * |ref|`` elementwise.
+- ``summation``: ``|got - ref| <= atol + rtol * scale`` where ``scale`` is the
+  reference applied to the absolute values of the inputs (for a dot product,
+  ``sum |a_k * b_k|``).  That is the quantity in which the classical error
+  bounds of floating-point summation are stated, so any order of summation
+  in the right precision passes, while cancellation in ``ref`` cannot make the
+  test impossibly tight, nor can a lower precision hide under a loose atol.
+
+NaN never matches anything, and neither does an infinity of the wrong sign.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from .spec import Tolerance
+
+__all__ = ["Mismatch", "compare_output", "compare_input"]
+
+
+@dataclass
+class Mismatch:
+    """What was wrong with one tensor; ``ok`` when nothing was."""
+
+    name: str
+    ok: bool
+    total: int = 0
+    bad: int = 0
+    unwritten: int = 0
+    max_abs_err: float = 0.0
+    max_rel_err: float = 0.0
+    first_bad_index: tuple = ()
+    expected: float | None = None
+    got: float | None = None
+    modified_input: bool = False
+    notes: list = field(default_factory=list)
+
+    def message(self) -> str:
+        if self.ok:
+            return ""
+        if self.modified_input:
+            return (f"input '{self.name}' was modified: {self.bad} of {self.total} elements changed, "
+                    f"first at {_index(self.first_bad_index)} (was {self.expected!r}, now {self.got!r})")
+        parts = [f"'{self.name}': {self.bad} of {self.total} elements differ"]
+        if self.unwritten:
+            parts.append(f"{self.unwritten} never written (still the poison value)")
+        parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
+        parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {self.got!r}")
+        return "; ".join(parts + self.notes)
+
+
+def _index(index: tuple) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
+
+
+def _scalar(t: torch.Tensor):
+    value = t.item()
+    return round(value, 8) if isinstance(value, float) else value
+
+
+def compare_output(name: str, got: torch.Tensor, ref: torch.Tensor, tol: Tolerance,
+                   scale: torch.Tensor | None = None, poison=None) -> Mismatch:
+    """Check one output; ``scale`` is required for ``summation`` tolerances."""
+    if tuple(got.shape) != tuple(ref.shape):
+        return Mismatch(name, False, notes=[f"shape {tuple(got.shape)} != expected {tuple(ref.shape)}"])
+    got64, ref64 = _widen(got), _widen(ref)
+    err = (got64 - ref64).abs()
+    equal = got64 == ref64
+    if tol.kind == "exact":
+        good = equal
+    else:
+        if tol.kind == "close":
+            bound = tol.atol + tol.rtol * ref64.abs()
+        elif scale is None:
+            raise ValueError("a summation tolerance needs the scale tensor")
+        else:
+            bound = tol.atol + tol.rtol * _widen(scale).abs()
+        # An infinite error is never within tolerance, even of an infinite
+        # bound; equal infinities pass through ``equal``; NaN fails both.
+        good = equal | (torch.isfinite(err) & (err <= bound))
+    bad_mask = ~good
+    bad = int(bad_mask.sum())
+    result = Mismatch(name, bad == 0, total=got.numel(), bad=bad)
+    if bad:
+        _describe_failure(result, got64, ref64, err, bad_mask, poison)
+    return result
+
+
+def _widen(t: torch.Tensor) -> torch.Tensor:
+    return t.to(torch.float64) if t.dtype.is_floating_point or t.dtype == torch.bool else t.to(torch.int64)
+
+
+def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None:
+    finite = torch.isfinite(err) & bad_mask
+    if finite.any():
+        errs = err[finite]
+        result.max_abs_err = float(errs.max())
+        rel = errs / ref[finite].abs().clamp_min(torch.finfo(torch.float64).tiny)
+        result.max_rel_err = float(rel.max())
+    else:
+        result.max_abs_err = result.max_rel_err = float("inf")
+    if poison is not None:
+        is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
+        result.unwritten = int((is_poison & bad_mask).sum())
+    flat = int(bad_mask.reshape(-1).nonzero()[0])
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
+    result.first_bad_index = index
+    result.expected, result.got = _scalar(ref[index]), _scalar(got[index])
+
+
+def compare_input(name: str, after: torch.Tensor, before: torch.Tensor) -> Mismatch:
+    """An input must come back bit-identical (NaN inputs compare by their bits)."""
+    if tuple(after.shape) != tuple(before.shape) or after.dtype != before.dtype:
+        return Mismatch(name, False, modified_input=True, notes=["shape or dtype changed"])
+    a = after.contiguous().view(-1).view(torch.uint8) if after.numel() else after
+    b = before.contiguous().view(-1).view(torch.uint8) if before.numel() else before
+    if torch.equal(a, b):
+        return Mismatch(name, True, total=after.numel())
+    changed = (after != before) & ~(torch.isnan(after) & torch.isnan(before)) \
+        if after.dtype.is_floating_point else after != before
+    bad = int(changed.sum())
+    result = Mismatch(name, False, total=after.numel(), bad=max(bad, 1), modified_input=True)
+    if bad:
+        flat = int(changed.reshape(-1).nonzero()[0])
+        index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(after.shape)))
+        result.first_bad_index = index
+        result.expected, result.got = _scalar(before[index]), _scalar(after[index])
+    return result

@@ -1,0 +1,14 @@
+"""The ``judge`` command line: thin click commands over the pipeline.
+
+Each command group lives in its own module and registers itself here.
+"""
+
+from __future__ import annotations
+
+from .base import JudgeGroup, main_group
+from . import challenges as _challenges  # noqa: F401 - registers list/show/init
+from . import run as _run  # noqa: F401 - registers run
+
+main = main_group
+
+__all__ = ["main", "JudgeGroup"]

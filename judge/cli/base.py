@@ -1,0 +1,119 @@
+"""The click group, the shared option decorators and error handling."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from .. import __version__
+
+MAX_SOLUTION_BYTES = 2_000_000
+
+
+class UserError(click.ClickException):
+    """A mistake in what the user asked for: message, exit code 2, no traceback."""
+
+    exit_code = 2
+
+
+class JudgeGroup(click.Group):
+    """Turns unexpected exceptions into one paragraph (tracebacks with --debug)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            else:
+                click.echo(f"Error: internal error in judge: {type(exc).__name__}: {exc}\n"
+                           "Run again with 'judge --debug ...' for the traceback, and please report it.",
+                           err=True)
+            sys.exit(3)
+
+
+@click.group(cls=JudgeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="judge")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.pass_context
+def main_group(ctx: click.Context, debug: bool) -> None:
+    """Judge Triton GPU kernels against challenge specs, offline.
+
+    \b
+    judge list                          the challenges
+    judge show transpose                statement, signature, sizes
+    judge init transpose my_kernel.py   a starter solution
+    judge run transpose my_kernel.py    verdict, cases and timings
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def challenge_argument(func):
+    return click.argument("challenge", metavar="CHALLENGE")(func)
+
+
+def seed_option(func):
+    return click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                        help="Seed for sizes and input values; a run prints its seed, and --seed reproduces it.")(func)
+
+
+def interpret_option(func):
+    return click.option("--interpret", is_flag=True,
+                        help="Run through Triton's interpreter on the CPU (automatic without a CUDA GPU).")(func)
+
+
+def json_option(func):
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print one JSON document on stdout and nothing else (docs/json-schema.md).")(func)
+
+
+def judging_options(func):
+    """Options shared by every command that judges solutions."""
+    for decorator in reversed([
+        seed_option,
+        interpret_option,
+        click.option("--device", default=None, help="CUDA device, e.g. cuda:1 (default cuda:0)."),
+        click.option("--timeout", type=click.FloatRange(0.1), default=None,
+                     help="Seconds allowed per solve() call [default: 30 on GPU, 60 in CPU mode]."),
+        click.option("--compile-timeout", type=click.FloatRange(1), default=180.0, show_default=True,
+                     help="Seconds for loading the solution and for its first call (JIT compile, autotuning)."),
+    ]):
+        func = decorator(func)
+    return func
+
+
+def load_spec_or_exit(name_or_path: str):
+    from ..catalog import UnknownChallenge, load_challenge
+    from ..spec import SpecError
+
+    try:
+        return load_challenge(name_or_path)
+    except (UnknownChallenge, SpecError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def check_solution_file(path: str) -> str:
+    """A readable Python source file, or a clear error (exit 2)."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"solution file not found: {path}")
+    if p.is_dir():
+        raise UserError(f"{path} is a directory; give the solution's .py file")
+    if not p.is_file():
+        raise UserError(f"{path} is not a regular file")
+    if p.stat().st_size > MAX_SOLUTION_BYTES:
+        raise UserError(f"{path} is larger than {MAX_SOLUTION_BYTES // 1_000_000} MB; is it a solution?")
+    data = p.read_bytes()
+    if b"\0" in data:
+        raise UserError(f"{path} is a binary file, not Python source")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is not UTF-8 text") from None
+    return str(p)

@@ -1,0 +1,109 @@
+"""``judge list``, ``judge show`` and ``judge init``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.markdown import Markdown
+from rich.markup import escape
+from rich.table import Table
+
+from ..report.console import make_console, table_box
+from ..spec import Scalar, SpecError, Tensor
+from .base import UserError, challenge_argument, load_spec_or_exit, main_group
+
+
+def _ranges(spec) -> str:
+    return ", ".join(f"{lo} ≤ {n} ≤ {hi}" for n, (lo, hi) in spec.sizes.items())
+
+
+@main_group.command("list")
+def list_command() -> None:
+    """List the built-in challenges."""
+    from ..catalog import list_challenges
+
+    console = make_console()
+    table = Table(box=table_box(console))
+    for header in ("name", "title", "difficulty", "signature", "sizes"):
+        table.add_column(header)
+    for path, spec in list_challenges():
+        if isinstance(spec, SpecError):
+            table.add_row(path.stem, f"[red]invalid spec: {escape(spec.problem)}[/]", "", "", "")
+            continue
+        table.add_row(spec.name, spec.title, spec.difficulty, spec.signature_text(), _ranges(spec))
+    console.print(table)
+
+
+def _parameter_table(console, spec) -> Table:
+    table = Table(box=table_box(console))
+    for header in ("parameter", "kind", "dtype", "shape / value", "role"):
+        table.add_column(header)
+    for p in spec.parameters:
+        if isinstance(p, Tensor):
+            table.add_row(p.name, "tensor", p.dtype, f"[{', '.join(map(str, p.shape))}]", p.role)
+        elif isinstance(p, Scalar):
+            table.add_row(p.name, "scalar", p.dtype, str(p.value), "in")
+    return table
+
+
+def _example(spec) -> str:
+    """The reference run on the spec's example sizes, with small integer inputs."""
+    import torch
+
+    from ..reference import Reference
+    from ..tensors import make_arguments
+
+    args = make_arguments(spec, spec.example, seed=0, device="cpu")
+    for value, p in zip(args, spec.parameters):
+        if isinstance(p, Tensor) and p.role != "out" and value.dtype.is_floating_point:
+            value.copy_(torch.arange(1, value.numel() + 1, dtype=value.dtype).reshape(value.shape))
+    lines = []
+    for value, p in zip(args, spec.parameters):
+        if isinstance(p, Tensor) and p.role != "out":
+            lines.append(f"{p.name} = {value.tolist()}")
+    expected = Reference(spec, "cpu").expected(args)
+    lines += [f"{name} = {t.to(torch.float32).tolist() if t.dtype.is_floating_point else t.tolist()}"
+              for name, t in expected.items()]
+    sizes = ", ".join(f"{k}={v}" for k, v in spec.example.items())
+    return f"{sizes}\n" + "\n".join(lines)
+
+
+@main_group.command("show")
+@challenge_argument
+def show_command(challenge: str) -> None:
+    """Show a challenge: statement, signature, sizes, tolerance and an example."""
+    spec = load_spec_or_exit(challenge)
+    console = make_console()
+    console.print(f"[bold]{escape(spec.title)}[/] ({spec.name}, {spec.difficulty})  ·  {escape(spec.source)}")
+    console.print(Markdown(spec.statement) if not console.no_color else spec.statement, markup=False)
+    console.print(f"\nsignature: {spec.signature_text()}")
+    console.print(_parameter_table(console, spec))
+    console.print(f"sizes: {_ranges(spec)}")
+    for c in spec.constraints:
+        console.print(f"constraint: {c}")
+    tol = spec.tolerance
+    console.print(f"tolerance: {tol.kind}" + ("" if tol.kind == "exact" else f" (atol={tol.atol:g}, rtol={tol.rtol:g})"))
+    console.print("benchmarks: " + ("; ".join(f"{b.name} ({', '.join(f'{k}={v}' for k, v in b.params.items())})"
+                                             for b in spec.benchmarks) or "none"))
+    console.print("\nexample:", markup=False)
+    console.print(_example(spec), markup=False)
+
+
+@main_group.command("init")
+@challenge_argument
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+def init_command(challenge: str, path: str, force: bool) -> None:
+    """Write a Triton starter solution for CHALLENGE to PATH."""
+    from ..starter import starter_source
+
+    spec = load_spec_or_exit(challenge)
+    target = Path(path)
+    if target.exists() and not force:
+        raise UserError(f"{path} exists; use --force to overwrite it")
+    if not target.parent.exists():
+        raise UserError(f"folder {target.parent} does not exist")
+    target.write_text(starter_source(spec), encoding="utf-8")
+    click.echo(f"wrote {path}: a starter for '{spec.name}' with {spec.signature_text()}")
+    click.echo(f"judge it with: judge run {challenge} {path}")

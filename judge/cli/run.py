@@ -1,0 +1,87 @@
+"""``judge run CHALLENGE SOLUTION``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..report.console import make_console, plain_wanted, render_run
+from ..report.json_export import run_to_json
+from ..verdict import exit_code_for
+from .base import check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
+
+
+class ProgressEvents:
+    """A live progress line on stderr, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.progress = None
+        self.task = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeElapsedColumn(), console=make_console(sys.stderr), transient=True)
+            self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+
+    def started(self, result, total_cases: int) -> None:
+        if self.progress is not None:
+            self.task = self.progress.add_task(f"{result.challenge}: seed {result.seed}", total=total_cases)
+
+    def case_started(self, case) -> None:
+        self.status(f"case {case.name} ({case.label()})")
+
+    def case_finished(self, result) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.advance(self.task)
+
+    def status(self, text: str) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, description=text)
+
+
+def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
+    from ..runner import Options
+
+    return Options(seed=seed, interpret=interpret, device=device, timeout=timeout,
+                   compile_timeout=compile_timeout, **extra)
+
+
+@main_group.command("run")
+@challenge_argument
+@click.argument("solution", metavar="SOLUTION")
+@judging_options
+@json_option
+@click.option("--no-bench", is_flag=True, help="Check correctness only; skip the timed benchmarks.")
+@click.option("--bench-budget", type=click.FloatRange(0.1), default=2.0, show_default=True,
+              help="Seconds of timed calls per benchmark case, at most (after at least 10 calls).")
+def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
+                no_bench, bench_budget) -> None:
+    """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name or a .yaml spec).
+
+    Exit status: 0 accepted, 1 rejected, 2 usage error.
+    """
+    from ..runner import judge_solution
+
+    spec = load_spec_or_exit(challenge)
+    solution = check_solution_file(solution)
+    options = build_options(seed, interpret, device, timeout, compile_timeout,
+                            benchmark=not no_bench, bench_budget_s=bench_budget)
+    with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
+        result = judge_solution(spec, solution, options, events)
+    if as_json:
+        click.echo(run_to_json(result.as_dict()))
+    else:
+        from ..timing.report import render_benchmarks
+
+        render_run(make_console(), result, render_benchmarks)
+    sys.exit(exit_code_for(result.verdict))

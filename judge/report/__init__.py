@@ -1,0 +1,3 @@
+"""Reports: exporters return strings (json_export), the console renders tables
+(console).  Only the CLI writes files or streams.
+"""

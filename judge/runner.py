@@ -1,0 +1,329 @@
+"""One ``judge run``: spec -> cases -> worker -> checks -> timing -> verdict.
+
+``Runner`` owns the worker process for one solution and turns everything that
+can happen to a call (a wrong output, an exception, a crash, a hang) into a
+``CaseResult``.  Reporting is left to the caller through ``Events``.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from . import __version__
+from .cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
+from .reference import Reference
+from .spec import Spec
+from .tensors import from_bytes
+from .verdict import CaseResult, Verdict, overall_verdict
+from .worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
+
+__all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode"]
+
+
+@dataclass
+class Options:
+    """How to judge; defaults match the CLI's (docs/cli.md)."""
+
+    seed: int | None = None
+    interpret: bool = False
+    device: str | None = None  # "cuda:0"...; None picks cuda:0, or cpu in interpret mode
+    timeout: float | None = None  # per call; None: 30 s on GPU, 60 s in interpret mode
+    compile_timeout: float = 180.0  # the first call of a run (JIT compile, autotuning) and start-up
+    shrink_budget: int | None = None  # calls spent searching a smaller failing size
+    benchmark: bool = True
+    bench_budget_s: float = 2.0  # per benchmark case (judge/timing)
+    worker_env: dict = field(default_factory=dict)
+
+    def call_timeout(self) -> float:
+        return self.timeout if self.timeout is not None else (60.0 if self.interpret else 30.0)
+
+
+@dataclass
+class RunResult:
+    """Everything a report needs; ``as_dict`` is the documented JSON shape."""
+
+    challenge: str
+    solution: str
+    mode: str
+    seed: int
+    device: str
+    verdict: Verdict = Verdict.ACCEPTED
+    message: str = ""
+    tests: list = field(default_factory=list)
+    benchmarks: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    environment: dict = field(default_factory=dict)
+    phases_s: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {
+            "verdict": self.verdict.value, "challenge": self.challenge, "solution": self.solution,
+            "mode": self.mode, "seed": self.seed, "device": self.device, "message": self.message,
+            "tests": [t.as_dict() for t in self.tests], "benchmarks": list(self.benchmarks),
+            "notes": list(self.notes), "environment": dict(self.environment),
+            "phases_s": {k: round(v, 3) for k, v in self.phases_s.items()},
+        }
+
+
+class Events:
+    """Progress callbacks; the CLI subclasses this to draw a progress display."""
+
+    def started(self, result: RunResult, total_cases: int) -> None: ...
+    def case_started(self, case: Case) -> None: ...
+    def case_finished(self, result: CaseResult) -> None: ...
+    def status(self, text: str) -> None: ...
+
+
+def detect_mode(options: Options) -> tuple[bool, str]:
+    """(interpret, device): CPU interpreter when asked or when there is no CUDA device."""
+    if options.interpret or not torch.cuda.is_available():
+        return True, "cpu"
+    return False, options.device or "cuda:0"
+
+
+def environment(device: str) -> dict:
+    import triton
+
+    env = {"judge": __version__, "torch": torch.__version__, "triton": triton.__version__,
+           "python": platform.python_version(), "host": platform.node()}
+    if device.startswith("cuda"):
+        props = torch.cuda.get_device_properties(torch.device(device))
+        env.update(gpu=props.name, cuda=torch.version.cuda, sm_count=props.multi_processor_count,
+                   driver=_driver_version())
+    return env
+
+
+def _driver_version() -> str:
+    try:
+        import subprocess
+
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else "unknown"
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "unknown"
+
+
+def judge_solution(spec: Spec, solution: str, options: Options, events: Events | None = None) -> RunResult:
+    """Judge one solution file against one spec."""
+    runner = Runner(spec, solution, options, events or Events())
+    try:
+        return runner.run()
+    finally:
+        runner.close()
+
+
+class Runner:
+    def __init__(self, spec: Spec, solution: str, options: Options, events: Events):
+        self.spec, self.solution, self.options, self.events = spec, solution, options, events
+        self.interpret, self.device = detect_mode(options)
+        self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+        self.worker: Worker | None = None
+        self.reference: Reference | None = None
+        self.first_call = True
+        self.shrunk = False
+        self.result = RunResult(
+            challenge=spec.name, solution=str(solution), mode="interpret" if self.interpret else "gpu",
+            seed=self.seed, device=self.device)
+
+    # -- the pipeline ----------------------------------------------------------
+    def run(self) -> RunResult:
+        result, started = self.result, time.perf_counter()
+        result.environment = environment(self.device)
+        result.device = result.environment.get("gpu", "cpu (Triton interpreter)")
+        cases = generate_cases(self.spec, self.seed, self.interpret)
+        self.events.started(result, len(cases))
+        self.note_caps()
+        self.reference = Reference(self.spec, self.device)
+        if not self.start_worker():
+            result.phases_s["total"] = time.perf_counter() - started
+            return result
+        result.phases_s["start_worker"] = time.perf_counter() - started
+        tests_started = time.perf_counter()
+        self.run_tests(cases)
+        result.phases_s["tests"] = time.perf_counter() - tests_started
+        result.verdict = overall_verdict(result.tests)
+        if result.verdict == Verdict.ACCEPTED:
+            self.run_benchmarks()
+            result.verdict = overall_verdict(result.tests + self.benchmark_failures())
+        result.message = self.summary_message()
+        result.phases_s["total"] = time.perf_counter() - started
+        return result
+
+    def note_caps(self) -> None:
+        if not self.interpret:
+            return
+        caps = describe({n: hi for n, (_, hi) in limits_for(self.spec, True).items()})
+        self.result.notes.append(
+            f"CPU mode (Triton interpreter): sizes capped at {caps}; times are interpreter wall times, not GPU times")
+        skipped = skipped_explicit(self.spec, True)
+        if skipped:
+            self.result.notes.append(
+                f"{len(skipped)} explicit test size(s) above the CPU-mode caps were not run: "
+                + "; ".join(c.label() for c in skipped[:4]) + (" ..." if len(skipped) > 4 else ""))
+
+    def start_worker(self) -> bool:
+        self.events.status("starting the worker and importing the solution")
+        self.worker = Worker(self.solution, self.spec.source, self.device, self.interpret, self.options.worker_env)
+        try:
+            self.worker.start(self.options.compile_timeout)
+            return True
+        except SubmissionInvalid as exc:
+            self.result.verdict, self.result.message = Verdict.INVALID_SUBMISSION, str(exc)
+        except WorkerTimeout as exc:
+            self.result.verdict = Verdict.TIME_LIMIT_EXCEEDED
+            self.result.message = f"importing the solution timed out: {exc}"
+        except WorkerCrashed as exc:
+            self.result.verdict = Verdict.RUNTIME_ERROR
+            self.result.message = f"{exc}\n{self.worker.output_tail()}".strip()
+        self.worker.stop()
+        self.worker = None
+        return False
+
+    def ensure_worker(self) -> None:
+        if self.worker is None or not self.worker.alive:
+            if self.worker is not None:
+                self.worker.stop()
+            self.worker = Worker(self.solution, self.spec.source, self.device, self.interpret,
+                                 self.options.worker_env)
+            self.worker.start(self.options.compile_timeout)
+            self.first_call = True  # a fresh process compiles (or loads from cache) again
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+
+    # -- functional tests --------------------------------------------------------
+    def run_tests(self, cases: list[Case]) -> None:
+        for index, case in enumerate(cases):
+            self.events.case_started(case)
+            outcome = self.run_case(case)
+            if outcome.verdict in (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR) and not self.shrunk:
+                self.shrunk = True  # one search per run: the first failure is the one reported
+                self.search_smaller(case, outcome)
+            self.result.tests.append(outcome)
+            self.events.case_finished(outcome)
+            if outcome.verdict == Verdict.TIME_LIMIT_EXCEEDED:
+                self.skip_rest(cases[index + 1:], "not run after a time-out")
+                return
+
+    def skip_rest(self, cases: list[Case], why: str) -> None:
+        for case in cases:
+            skipped = CaseResult(case.name, case.kind, case.params, Verdict.SKIPPED, why)
+            self.result.tests.append(skipped)
+            self.events.case_finished(skipped)
+
+    def call_timeout(self) -> float:
+        limit = self.options.compile_timeout if self.first_call else self.options.call_timeout()
+        self.first_call = False
+        return limit
+
+    def run_case(self, case: Case, call_index: int = 0) -> CaseResult:
+        """Run solve() once on ``case`` and check everything it returned."""
+        seed = call_seed(self.seed, case.name, call_index)
+        try:
+            self.ensure_worker()
+            header, blobs = self.worker.request(
+                {"op": "call", "params": case.params, "seed": seed}, self.call_timeout(),
+                f"solve() on {case.label()}")
+        except SubmissionInvalid as exc:
+            return CaseResult(case.name, case.kind, case.params, Verdict.INVALID_SUBMISSION, str(exc))
+        except WorkerTimeout as exc:
+            return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, str(exc))
+        except WorkerCrashed as exc:
+            return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
+        if not header.get("ok"):
+            return self.failed(case, Verdict(header.get("verdict", "runtime_error")), header.get("message", ""))
+        got = {m["name"]: from_bytes(b, m["dtype"], m["shape"]) for m, b in zip(header["tensors"], blobs)}
+        problems = [m for m in self.reference.check(case.params, seed, got) if not m.ok]
+        if problems:
+            message = " | ".join(p.message() for p in problems)
+            return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
+                              header.get("time_ms"))
+        return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
+
+    def failed(self, case: Case, verdict: Verdict, message: str) -> CaseResult:
+        """A failed call: add what the solution printed, and replace a dead worker."""
+        tail = self.worker.output_tail() if self.worker is not None else ""
+        if self.interpret and "SIGSEGV" in message:
+            message += (" (under Triton's interpreter this is usually an out-of-bounds tl.load or"
+                        " tl.store: check the masks)")
+        if tail.strip():
+            message = f"{message}\n--- solution output (tail) ---\n{tail.rstrip()}"
+        if self.worker is not None and not self.worker.alive:
+            self.worker.stop()
+            self.worker = None
+        return CaseResult(case.name, case.kind, case.params, verdict, message)
+
+    def search_smaller(self, case: Case, outcome: CaseResult) -> None:
+        """Look for the smallest size that still fails, and say so in the message."""
+        budget = self.options.shrink_budget
+        if budget is None:
+            budget = 30 if self.interpret else 60
+        if outcome.verdict == Verdict.RUNTIME_ERROR and (self.worker is None or not self.worker.alive):
+            budget = min(budget, 6)  # each crash costs a worker restart
+        if budget <= 0:
+            return
+        self.events.status(f"searching for a smaller failing size than {case.label()}")
+
+        def fails(params: dict) -> bool:
+            probe = Case(f"shrink:{describe(params)}", "shrink", params)
+            return not self.run_case(probe).passed
+
+        limits = limits_for(self.spec, self.interpret)
+        smallest, calls = shrink(self.spec, case.params, fails, budget, limits)
+        outcome.details["smallest_failing"] = smallest
+        outcome.details["shrink_calls"] = calls
+        if smallest != case.params:
+            outcome.message = f"fails at {describe(smallest)} (smallest found in {calls} tries)\n{outcome.message}"
+
+    # -- benchmarks --------------------------------------------------------------
+    def run_benchmarks(self) -> None:
+        if self.interpret:
+            self.result.notes.append("benchmarks are not run in CPU mode: interpreter times say nothing about GPUs")
+            return
+        if not self.options.benchmark:
+            return
+        from .timing.benchmark import run_benchmarks  # GPU only
+
+        started = time.perf_counter()
+        run_benchmarks(self, benchmark_cases(self.spec))
+        self.result.phases_s["benchmarks"] = time.perf_counter() - started
+
+    def benchmark_failures(self) -> list[CaseResult]:
+        return [CaseResult(b["name"], "benchmark", b["params"], Verdict(b["verdict"]), b.get("message", ""))
+                for b in self.result.benchmarks if b.get("verdict", "accepted") != "accepted"]
+
+    def summary_message(self) -> str:
+        if self.result.verdict == Verdict.ACCEPTED:
+            ran = sum(1 for t in self.result.tests if t.verdict == Verdict.ACCEPTED)
+            return f"all {ran} tests passed"
+        first = next((t for t in self.result.tests + self.benchmark_failures()
+                      if t.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED)), None)
+        if first is None:
+            return self.result.message
+        return f"{first.verdict.value} on {first.name} ({describe(first.params)}): {headline(first.message)}"
+
+
+def headline(message: str) -> str:
+    """The line of a message worth a summary: a traceback's last line, else the first."""
+    lines = [line for line in message.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("fails at"):
+        return lines[0] + ": " + headline("\n".join(lines[1:]))
+    if lines[0].startswith("Traceback"):
+        body = [line for line in lines if not line.startswith((" ", "Traceback", "---"))]
+        return body[0] if body else lines[-1]
+    return lines[0]
+
+
+def solution_name(path: str) -> str:
+    return Path(path).name

@@ -1,0 +1,85 @@
+"""Building solve() arguments: input values drawn from a seed, poisoned outputs,
+and raw-byte conversion for the trip between the worker and the judge.
+
+The worker and the judge both call ``make_arguments`` with the same seed on the
+same kind of device and get bit-identical inputs, so the judge never has to
+trust input values reported by the solution's process.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .spec import Init, Scalar, Spec, Tensor
+
+__all__ = ["make_arguments", "poison_value", "poison_", "to_bytes", "from_bytes", "TORCH_DTYPES"]
+
+TORCH_DTYPES = {
+    "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+    "float64": torch.float64, "int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16,
+    "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+}
+
+
+def poison_value(dtype: torch.dtype):
+    """What unwritten outputs hold: NaN for floats, the type's minimum for integers."""
+    if dtype.is_floating_point:
+        return float("nan")
+    if dtype == torch.bool:
+        return True  # a bool cannot be poisoned for sure; documented in docs/spec-format.md
+    return torch.iinfo(dtype).min
+
+
+def poison_(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.fill_(poison_value(tensor.dtype))
+
+
+def _draw(init: Init, shape: tuple, dtype: torch.dtype, gen: torch.Generator, device) -> torch.Tensor:
+    if init.dist == "fill":
+        return torch.full(shape, init.value, dtype=dtype, device=device)
+    if init.dist == "randint":
+        return torch.randint(int(init.low), int(init.high), shape, generator=gen, device=device).to(dtype)
+    work = torch.float32 if dtype in (torch.float16, torch.bfloat16) or not dtype.is_floating_point else dtype
+    if init.dist == "normal":
+        values = torch.randn(shape, generator=gen, device=device, dtype=work) * init.std + init.mean
+    else:
+        values = torch.rand(shape, generator=gen, device=device, dtype=work) * (init.high - init.low) + init.low
+    return values.to(dtype)
+
+
+def make_arguments(spec: Spec, params: dict, seed: int, device) -> list:
+    """solve()'s arguments in order: inputs drawn from ``seed``, outputs poisoned.
+
+    Tensors are drawn in parameter order from one generator on ``device``, so
+    the same (spec, params, seed, device type) always gives the same values.
+    """
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    args = []
+    for p in spec.parameters:
+        if isinstance(p, Scalar):
+            args.append(spec.scalar_value(p, params))
+            continue
+        shape, dtype = spec.shape_of(p, params), TORCH_DTYPES[p.dtype]
+        if p.role == "out":
+            args.append(poison_(torch.empty(shape, dtype=dtype, device=device)))
+        else:
+            args.append(_draw(p.init, shape, dtype, gen, device))
+    return args
+
+
+def to_bytes(tensor: torch.Tensor) -> memoryview:
+    """The tensor's raw bytes (copied to the CPU), without a dtype round trip."""
+    flat = tensor.detach().contiguous().reshape(-1)
+    return memoryview(flat.view(torch.uint8).cpu().numpy()).cast("B")
+
+
+def from_bytes(data, dtype: str, shape) -> torch.Tensor:
+    """Rebuild a CPU tensor from ``to_bytes`` output."""
+    raw = torch.frombuffer(bytearray(data), dtype=torch.uint8) if len(data) else torch.empty(0, dtype=torch.uint8)
+    return raw.view(TORCH_DTYPES[dtype]).reshape(tuple(shape))
+
+
+def tensor_params(spec: Spec) -> list[tuple[int, Tensor]]:
+    """(position, tensor spec) of every tensor parameter."""
+    return [(i, p) for i, p in enumerate(spec.parameters) if isinstance(p, Tensor)]

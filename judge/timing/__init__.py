@@ -1,0 +1,1 @@
+"""Timing: measurement statistics and stopping rules for kernel benchmarks."""

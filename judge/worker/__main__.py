@@ -1,0 +1,48 @@
+"""The worker process: ``python -m judge.worker REQUEST_FD RESPONSE_FD``.
+
+Spawned (never forked) by the judge for one solution.  It imports the
+solution, then answers requests: ``call`` runs solve() once on fresh inputs
+and sends every tensor argument back as raw bytes; ``bench`` times repeated
+calls (judge/timing/bench.py).  The solution's prints go to this process's
+stdout/stderr, which the judge captures to a file: they never reach the
+protocol pipes.  The verdict is not decided here; the judge checks the bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+# Bound before the solution is imported, so a solution that patches these
+# names later cannot change what this module measures with.
+_perf_counter = time.perf_counter
+_monotonic = time.monotonic
+
+
+def main(argv: list[str]) -> int:
+    request_fd, response_fd = int(argv[0]), int(argv[1])
+    from judge.worker import protocol, session
+
+    header, _ = protocol.receive(request_fd)
+    worker = session.Session(header, response_fd, _perf_counter)
+    if not worker.start():
+        return 0
+    while True:
+        try:
+            header, _ = protocol.receive(request_fd)
+        except protocol.ProtocolError:
+            return 0  # the judge went away
+        op = header.get("op")
+        if op == "exit":
+            return 0
+        if not worker.handle(header):
+            return 3  # the device is unusable after a fault: the judge starts a new worker
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,163 @@
+"""The judge's side of the worker: spawn it, send requests with deadlines,
+and turn crashes and hangs into exceptions the runner can give verdicts to.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import protocol
+
+__all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid"]
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+OUTPUT_TAIL_BYTES = 4000
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker died (segfault, os._exit, killed) or broke the protocol."""
+
+
+class WorkerTimeout(RuntimeError):
+    """The worker did not answer before the deadline; it has been killed."""
+
+
+class SubmissionInvalid(RuntimeError):
+    """The solution file could not be loaded (the message says why)."""
+
+
+class Worker:
+    """One spawned worker process for one solution file."""
+
+    def __init__(self, solution: str, spec_path: str, device: str, interpret: bool,
+                 extra_env: dict | None = None):
+        self.solution, self.spec_path = str(Path(solution).resolve()), str(Path(spec_path).resolve())
+        self.device, self.interpret = device, interpret
+        self.extra_env = dict(extra_env or {})
+        self.process: subprocess.Popen | None = None
+        self.workdir: tempfile.TemporaryDirectory | None = None
+        self.output_path: Path | None = None
+
+    # -- life cycle ------------------------------------------------------------
+    def start(self, timeout: float) -> None:
+        """Spawn the worker and wait until it has imported the solution."""
+        self.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
+        self.output_path = Path(self.workdir.name) / "output.txt"
+        request_r, self._request_w = os.pipe()
+        self._response_r, response_w = os.pipe()
+        with open(self.output_path, "wb") as output:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "judge.worker", str(request_r), str(response_w)],
+                pass_fds=(request_r, response_w), stdin=subprocess.DEVNULL, stdout=output,
+                stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
+                start_new_session=True,  # its own process group: a kill reaches its children too
+            )
+        os.close(request_r)
+        os.close(response_w)
+        self._send({"op": "init", "solution": self.solution, "spec": self.spec_path, "device": self.device})
+        header, _ = self._receive(timeout, "loading the solution")
+        if not header.get("ok"):
+            self.stop()
+            raise SubmissionInvalid(header.get("message", "the solution could not be loaded"))
+
+    def _environment(self) -> dict:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no __pycache__ beside the user's file
+        if self.interpret:
+            env["TRITON_INTERPRET"] = "1"
+        else:
+            env.pop("TRITON_INTERPRET", None)
+        env.update(self.extra_env)
+        return env
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        """Ask the worker to exit, kill it if it does not, and clean up."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                try:
+                    protocol.send(self._request_w, {"op": "exit"})
+                    self.process.wait(timeout=2)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            self._kill()
+            for fd in (self._request_w, self._response_r):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self.process = None
+        if self.workdir is not None:
+            self.workdir.cleanup()
+            self.workdir = None
+
+    def _kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable process
+            pass
+
+    # -- requests ------------------------------------------------------------------
+    def request(self, header: dict, timeout: float, what: str = "the call") -> tuple[dict, list]:
+        """Send a request and wait at most ``timeout`` seconds for its answer."""
+        self._send(header)
+        return self._receive(timeout, what)
+
+    def _send(self, header: dict) -> None:
+        try:
+            protocol.send(self._request_w, header)
+        except OSError:
+            raise WorkerCrashed(self._death_message("before the request could be sent")) from None
+
+    def _receive(self, timeout: float, what: str) -> tuple[dict, list]:
+        try:
+            return protocol.receive(self._response_r, time.monotonic() + timeout)
+        except protocol.Timeout:
+            self._kill()
+            raise WorkerTimeout(f"{what} did not finish within {timeout:g} s; the worker was killed") from None
+        except protocol.ProtocolError as exc:
+            raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
+
+    def _death_message(self, when: str, detail: str = "") -> str:
+        code = None
+        if self.process is not None:
+            try:
+                code = self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._kill()
+                code = self.process.returncode
+        if code is not None and code < 0:
+            try:
+                cause = f"was killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                cause = f"was killed by signal {-code}"
+        elif code is not None:
+            cause = f"exited with status {code}"
+        else:
+            cause = detail or "stopped answering"
+        return f"the solution's process {cause} {when}"
+
+    def output_tail(self, limit: int = OUTPUT_TAIL_BYTES) -> str:
+        """The last ``limit`` bytes the solution printed (stdout and stderr)."""
+        if self.output_path is None or not self.output_path.exists():
+            return ""
+        with open(self.output_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            text = f.read().decode("utf-8", "replace")
+        return ("..." if size > limit else "") + text

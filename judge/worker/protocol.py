@@ -1,0 +1,79 @@
+"""Messages between the judge and its worker process, over a pair of pipes.
+
+A message is an 8-byte little-endian length, a UTF-8 JSON header of that
+length, then the raw blobs whose sizes the header lists under ``"blobs"``.
+JSON and raw bytes only: the judge never unpickles anything the solution's
+process wrote, so a hostile solution cannot run code in the judge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+
+__all__ = ["ProtocolError", "Timeout", "send", "receive"]
+
+_LENGTH = struct.Struct("<Q")
+MAX_HEADER = 16 * 1024 * 1024
+MAX_BLOB = 64 * 1024**3
+
+
+class ProtocolError(RuntimeError):
+    """The other side closed the pipe or sent something malformed."""
+
+
+class Timeout(RuntimeError):
+    """No complete message before the deadline."""
+
+
+def send(fd: int, header: dict, blobs=()) -> None:
+    """Write one message; ``blobs`` are bytes-like objects."""
+    blobs = [memoryview(b).cast("B") for b in blobs]
+    header = dict(header, blobs=[len(b) for b in blobs])
+    data = json.dumps(header).encode()
+    _write_all(fd, _LENGTH.pack(len(data)) + data)
+    for blob in blobs:
+        _write_all(fd, blob)
+
+
+def _write_all(fd: int, data) -> None:
+    view = memoryview(data).cast("B")
+    while view:
+        written = os.write(fd, view[: 1 << 24])
+        view = view[written:]
+
+
+def receive(fd: int, deadline: float | None = None) -> tuple[dict, list[bytearray]]:
+    """Read one message; raise ``Timeout`` once ``time.monotonic()`` passes ``deadline``."""
+    (length,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
+    if length > MAX_HEADER:
+        raise ProtocolError(f"message header of {length} bytes is too large")
+    try:
+        header = json.loads(_read_exact(fd, length, deadline).decode())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProtocolError(f"malformed message header: {exc}") from None
+    sizes = header.pop("blobs", [])
+    if not isinstance(header, dict) or not all(isinstance(s, int) and 0 <= s <= MAX_BLOB for s in sizes):
+        raise ProtocolError("malformed message header")
+    return header, [_read_exact(fd, size, deadline) for size in sizes]
+
+
+def _read_exact(fd: int, size: int, deadline: float | None) -> bytearray:
+    buffer = bytearray(size)
+    view, filled = memoryview(buffer), 0
+    while filled < size:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Timeout()
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                raise Timeout()
+        count = os.readv(fd, [view[filled:]])
+        if count == 0:
+            raise ProtocolError("the worker closed the connection")
+        filled += count
+    return buffer

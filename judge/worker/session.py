@@ -1,0 +1,127 @@
+"""The worker's state for one solution: the device, the spec and ``solve``.
+
+Imported by the worker before the solution, so the torch functions it keeps
+references to (events, synchronize) are the real ones even if the solution
+monkeypatches torch afterwards.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from judge import tensors as tensor_args
+from judge.spec import load_spec
+from judge.worker import loader, protocol
+
+_Event = torch.cuda.Event
+_synchronize = torch.cuda.synchronize
+_to_bytes = tensor_args.to_bytes
+
+
+class Session:
+    """Answers the judge's requests for one loaded solution."""
+
+    def __init__(self, init: dict, response_fd: int, clock):
+        self.init, self.fd, self.clock = init, response_fd, clock
+        self.device = init["device"]
+        self.gpu = self.device.startswith("cuda")
+        self.spec = None
+        self.solve = None
+
+    # -- start-up ------------------------------------------------------------
+    def start(self) -> bool:
+        """Load spec and solution; report ``ready`` or why the file cannot be judged."""
+        try:
+            if self.gpu:
+                torch.cuda.set_device(torch.device(self.device))
+            else:
+                loader.patch_autotuner_for_interpreter()
+            self.spec = load_spec(self.init["spec"])
+            names = [p.name for p in self.spec.parameters]
+            self.solve = loader.load_solve(self.init["solution"], len(names), names)
+        except loader.SubmissionError as exc:
+            self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
+            return False
+        self.flush_output()
+        self.reply({"ok": True, "op": "ready", "pid_device": self.device})
+        return True
+
+    def reply(self, header: dict, blobs=()) -> None:
+        protocol.send(self.fd, header, blobs)
+
+    @staticmethod
+    def flush_output() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - the solution may have replaced the stream
+                pass
+
+    # -- requests --------------------------------------------------------------
+    def handle(self, header: dict) -> bool:
+        """Serve one request; False when the device is unusable and the worker must exit."""
+        op = header.get("op")
+        try:
+            if op == "call":
+                self.call(header)
+            elif op == "bench":
+                from judge.timing import bench  # imported lazily: only GPU runs time calls
+                bench.run(self, header)
+            else:
+                self.reply({"ok": False, "verdict": "internal", "message": f"unknown op {op!r}"})
+            return True
+        except BaseException as exc:  # noqa: BLE001 - everything the solution raises is reported
+            return self.report_failure(exc)
+        finally:
+            self.flush_output()
+
+    def arguments(self, params: dict, seed: int) -> list:
+        return tensor_args.make_arguments(self.spec, params, seed, self.device)
+
+    def timed_call(self, args: list) -> float:
+        """Run solve() once; milliseconds by CUDA events on GPU, by the host clock on CPU."""
+        if not self.gpu:
+            start = self.clock()
+            self.solve(*args)
+            return (self.clock() - start) * 1e3
+        begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        _synchronize()
+        begin.record()
+        self.solve(*args)
+        end.record()
+        _synchronize()
+        return begin.elapsed_time(end)
+
+    def call(self, header: dict) -> None:
+        args = self.arguments(header["params"], int(header["seed"]))
+        elapsed_ms = self.timed_call(args)
+        self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
+
+    def send_tensors(self, header: dict, args: list) -> None:
+        """Reply with every tensor argument's raw bytes, in parameter order."""
+        metas, blobs = [], []
+        for index, param in tensor_args.tensor_params(self.spec):
+            metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
+            blobs.append(_to_bytes(args[index]))
+        self.reply(dict(header, tensors=metas), blobs)
+
+    def report_failure(self, exc: BaseException) -> bool:
+        verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
+        message = loader.format_error(exc, self.init["solution"])
+        healthy = self.device_is_healthy()
+        if not healthy:
+            message += "\n(the GPU context is unusable after this error: a fresh worker is started)"
+        self.reply({"ok": False, "verdict": verdict, "message": message})
+        return healthy
+
+    def device_is_healthy(self) -> bool:
+        if not self.gpu:
+            return True
+        try:
+            _synchronize()
+            torch.zeros(1, device=self.device).add_(1).item()
+            return True
+        except BaseException:  # noqa: BLE001 - a sticky CUDA error
+            return False

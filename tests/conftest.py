@@ -1,0 +1,35 @@
+"""Shared fixtures.  GPU tests are marked ``gpu`` and deselected by default
+(pyproject's addopts); run them on a CUDA machine with ``pytest -m gpu``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "tests" / "solutions"
+SPECS = ROOT / "tests" / "specs"
+EXAMPLES = ROOT / "solutions"
+CHALLENGES = ROOT / "challenges"
+
+# The judge's own process must never run in interpreter mode by accident.
+os.environ.pop("TRITON_INTERPRET", None)
+
+
+@pytest.fixture
+def tiny_spec_path() -> Path:
+    return SPECS / "tiny_transpose.yaml"
+
+
+def pytest_collection_modifyitems(config, items):
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

@@ -1,0 +1,2 @@
+def solve(input, output, rows, cols)
+    output.copy_(input.T)

@@ -1,0 +1,71 @@
+from judge.cases import call_seed, edge_values, generate_cases, limits_for, shrink
+from judge.spec import load_spec
+
+from conftest import CHALLENGES
+
+TRANSPOSE = load_spec(CHALLENGES / "transpose.yaml")
+MATMUL = load_spec(CHALLENGES / "matmul.yaml")
+
+
+def test_edge_values_cover_smallest_primes_and_off_by_ones():
+    values = edge_values(1, 8192)
+    for v in (1, 2, 3, 17, 33, 65, 129, 257, 100, 1000, 8192):
+        assert v in values
+    assert edge_values(5, 40) == [5, 7, 13, 17, 31, 33, 40]
+
+
+def test_cases_are_reproducible_from_the_seed():
+    a = generate_cases(TRANSPOSE, 42, interpret=False)
+    b = generate_cases(TRANSPOSE, 42, interpret=False)
+    c = generate_cases(TRANSPOSE, 43, interpret=False)
+    assert a == b
+    assert [x.params for x in a if x.kind == "random"] != [x.params for x in c if x.kind == "random"]
+
+
+def test_gpu_cases_include_edges_explicit_and_the_maximum():
+    cases = generate_cases(TRANSPOSE, 1, interpret=False)
+    params = [c.params for c in cases]
+    assert {"rows": 1, "cols": 1} in params
+    assert {"rows": 1, "cols": 8192} in params and {"rows": 8192, "cols": 1} in params
+    assert {"rows": 8192, "cols": 8192} in params
+    assert {"rows": 7000, "cols": 6000} in params
+    assert any(c.params["rows"] in (65, 129, 257, 1025) for c in cases)
+    assert len({tuple(p.values()) for p in params}) == len(params)  # no duplicates
+
+
+def test_interpret_mode_caps_every_case():
+    limits = limits_for(MATMUL, interpret=True)
+    for case in generate_cases(MATMUL, 7, interpret=True):
+        for name, value in case.params.items():
+            assert limits[name][0] <= value <= limits[name][1]
+
+
+def test_call_seeds_differ_per_call_and_case_but_are_stable():
+    assert call_seed(1, "edge-1", 0) == call_seed(1, "edge-1", 0)
+    assert len({call_seed(1, "edge-1", 0), call_seed(1, "edge-1", 1), call_seed(1, "edge-2", 0),
+                call_seed(2, "edge-1", 0)}) == 4
+    assert 0 <= call_seed(5, "x", 3) < 2**63
+
+
+def test_shrink_finds_the_smallest_failing_size():
+    # A grid bug: fails when rows is not a multiple of 16 and above 16, whatever cols is.
+    fails = lambda p: p["rows"] > 16 and p["rows"] % 16 != 0  # noqa: E731
+    smallest, calls = shrink(TRANSPOSE, {"rows": 48 + 7, "cols": 40}, fails, budget=200)
+    assert smallest == {"rows": 17, "cols": 1}
+    assert calls < 60
+
+
+def test_shrink_respects_its_budget():
+    seen = []
+
+    def fails(p):
+        seen.append(p)
+        return False  # nothing smaller fails: the search would go on without a budget
+
+    smallest, calls = shrink(TRANSPOSE, {"rows": 5000, "cols": 5000}, fails, budget=3)
+    assert calls == 3 == len(seen)
+
+
+def test_shrink_keeps_the_original_when_nothing_smaller_fails():
+    smallest, _ = shrink(TRANSPOSE, {"rows": 4, "cols": 4}, lambda p: False, budget=50)
+    assert smallest == {"rows": 4, "cols": 4}

@@ -1,0 +1,89 @@
+import math
+
+import pytest
+import torch
+
+from judge.checks import compare_input, compare_output
+from judge.reference import Reference
+from judge.spec import Tolerance, load_spec
+from judge.tensors import make_arguments
+
+from conftest import CHALLENGES, SOLUTIONS
+
+EXACT = Tolerance("exact")
+
+
+def test_exact_accepts_equal_and_signed_zero():
+    ref = torch.tensor([1.0, -0.0, 3.5])
+    assert compare_output("out", torch.tensor([1.0, 0.0, 3.5]), ref, EXACT).ok
+
+
+def test_nan_never_matches_even_a_nan():
+    ref = torch.tensor([1.0, float("nan")])
+    result = compare_output("out", torch.tensor([1.0, float("nan")]), ref, Tolerance("close", 1.0, 1.0))
+    assert not result.ok and result.bad == 1
+
+
+def test_equal_infinities_match_and_opposite_ones_do_not():
+    ref = torch.tensor([math.inf, -math.inf])
+    assert compare_output("o", torch.tensor([math.inf, -math.inf]), ref, EXACT).ok
+    assert not compare_output("o", torch.tensor([math.inf, math.inf]), ref, Tolerance("close", 1, 1)).ok
+
+
+def test_wrong_answer_report_has_counts_errors_index_and_unwritten():
+    ref = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    got = ref.clone()
+    got[1, 2] = float("nan")  # still the poison value
+    got[2, 3] += 0.5
+    result = compare_output("output", got, ref, EXACT, poison=float("nan"))
+    assert not result.ok and result.bad == 2 and result.unwritten == 1
+    assert result.first_bad_index == (1, 2) and result.expected == 6.0
+    assert result.max_abs_err == pytest.approx(0.5)
+    message = result.message()
+    assert "2 of 12 elements differ" in message and "1 never written" in message and "[1, 2]" in message
+
+
+def test_close_tolerance_is_atol_plus_rtol_times_reference():
+    ref = torch.tensor([100.0, 0.0])
+    tol = Tolerance("close", atol=1e-3, rtol=1e-2)
+    assert compare_output("o", torch.tensor([100.9, 0.0009]), ref, tol).ok
+    assert not compare_output("o", torch.tensor([101.2, 0.0]), ref, tol).ok
+
+
+def test_shape_mismatch_is_reported():
+    result = compare_output("o", torch.zeros(2, 3), torch.zeros(3, 2), EXACT)
+    assert not result.ok and "shape" in result.message()
+
+
+def test_input_comparison_is_bitwise():
+    before = torch.tensor([1.0, float("nan"), 2.0])
+    assert compare_input("a", before.clone(), before).ok
+    after = before.clone()
+    after[2] = 2.5
+    result = compare_input("a", after, before)
+    assert not result.ok and result.modified_input and result.first_bad_index == (2,)
+    assert "was modified" in result.message()
+
+
+def _matmul_errors_pass(solve_module: str, M: int, N: int, K: int) -> bool:
+    """Run a tests/solutions matmul on the CPU and check it with the matmul spec."""
+    spec = load_spec(CHALLENGES / "matmul.yaml")
+    namespace: dict = {}
+    exec((SOLUTIONS / solve_module).read_text(), namespace)
+    params = {"M": M, "N": N, "K": K}
+    args = make_arguments(spec, params, seed=11, device="cpu")
+    namespace["solve"](*args)
+    got = {"A": args[0], "B": args[1], "C": args[2]}
+    return all(m.ok for m in Reference(spec, "cpu").check(params, 11, got))
+
+
+@pytest.mark.parametrize("M, N, K", [(1, 1, 1), (7, 3000, 5), (64, 1024, 64)])
+def test_matmul_tolerance_accepts_fp32_in_any_summation_order(M, N, K):
+    assert _matmul_errors_pass("matmul_torch.py", M, N, K)
+    assert _matmul_errors_pass("matmul_sequential.py", M, N, K)
+
+
+@pytest.mark.parametrize("M, N, K", [(16, 16, 16), (64, 4096, 64)])
+def test_matmul_tolerance_rejects_tf32_products_and_zeros(M, N, K):
+    assert not _matmul_errors_pass("matmul_tf32_sim.py", M, N, K)
+    assert not _matmul_errors_pass("matmul_zeros.py", M, N, K)

@@ -1,0 +1,147 @@
+"""Each verdict end to end: the real worker process, Triton's interpreter, CPU.
+
+The tiny spec (tests/specs/tiny_transpose.yaml) keeps each run to a few
+seconds; most of that is the worker importing torch and triton.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from judge.catalog import load_challenge
+from judge.runner import Options, judge_solution
+from judge.spec import load_spec
+from judge.verdict import Verdict
+
+from conftest import EXAMPLES, SOLUTIONS, SPECS
+
+pytestmark = pytest.mark.slow
+TINY = load_spec(SPECS / "tiny_transpose.yaml")
+
+
+def judge(name: str, spec=TINY, **options):
+    options.setdefault("seed", 5)
+    options.setdefault("interpret", True)
+    return judge_solution(spec, str(SOLUTIONS / name), Options(**options))
+
+
+def test_correct_solution_is_accepted_with_params_and_times():
+    result = judge("transpose_ok.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert result.mode == "interpret" and result.seed == 5
+    assert all(t.verdict == Verdict.ACCEPTED and t.time_ms is not None for t in result.tests)
+    assert {"rows": 1, "cols": 1} in [t.params for t in result.tests]
+    assert any("not GPU times" in note for note in result.notes)
+    assert result.benchmarks == []
+
+
+def test_same_seed_same_cases():
+    a, b = judge("transpose_ok.py", seed=9), judge("transpose_ok.py", seed=9)
+    assert [t.params for t in a.tests] == [t.params for t in b.tests]
+
+
+def test_wrong_edge_reports_the_smallest_failing_size():
+    result = judge("transpose_wrong_edge.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    failing = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert failing.details["smallest_failing"] == {"rows": 17, "cols": 1}
+    assert "fails at rows=17, cols=1" in result.message
+    assert "never written" in failing.message
+
+
+def test_wrong_value_names_index_expected_and_got():
+    result = judge("transpose_wrong_value.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "expected" in result.message and "got" in result.message and "max abs err 1" in result.message
+
+
+def test_unwritten_output_is_caught_by_the_poison():
+    result = judge("transpose_unwritten.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "never written" in result.message
+
+
+def test_input_mutation_is_caught():
+    result = judge("transpose_mutates_input.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "input 'input' was modified" in result.message
+
+
+def test_exception_is_a_runtime_error_with_the_solutions_own_frames():
+    result = judge("transpose_crash.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    first = next(t for t in result.tests if t.verdict == Verdict.RUNTIME_ERROR)
+    assert "transpose_crash.py\", line 3, in helper" in first.message
+    assert "IndexError" in result.message
+    assert "judge/worker" not in first.message  # judge frames are cut
+
+
+@pytest.mark.parametrize("name, words", [
+    ("transpose_exit.py", "exited with status 7"),
+    ("transpose_segfault.py", "SIGSEGV"),
+])
+def test_process_death_is_a_runtime_error_and_the_judge_survives(name, words):
+    result = judge(name)
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert words in result.message
+    if name == "transpose_exit.py":
+        assert "about to exit" in result.tests[0].message  # the solution's output tail
+
+
+def test_hang_is_a_time_limit_and_the_judge_returns_promptly():
+    started = time.monotonic()
+    result = judge("transpose_hang.py", timeout=1.0, compile_timeout=30)
+    elapsed = time.monotonic() - started
+    assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
+    assert elapsed < 45
+    assert [t.verdict for t in result.tests][1:] == [Verdict.SKIPPED] * (len(result.tests) - 1)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("transpose_syntax_error.py", "syntax error in transpose_syntax_error.py, line 1"),
+    ("transpose_import_error.py", "module_that_does_not_exist"),
+    ("transpose_no_solve.py", "defines no function named 'solve'"),
+    ("transpose_wrong_arity.py", "cannot take the challenge's 4 arguments"),
+])
+def test_invalid_submissions(name, words):
+    result = judge(name)
+    assert result.verdict == Verdict.INVALID_SUBMISSION
+    assert words in result.message
+    assert result.tests == []
+
+
+def test_kernel_that_cannot_compile_is_a_compile_error():
+    result = judge("transpose_compile_error.py")
+    assert result.verdict == Verdict.COMPILE_ERROR
+    assert "power of 2" in result.message
+
+
+def test_autotuned_solution_is_judged_in_cpu_mode():
+    assert judge("transpose_autotuned.py").verdict == Verdict.ACCEPTED
+
+
+def test_matmul_zeros_are_rejected():
+    result = judge("matmul_zeros.py", spec=load_challenge("matmul"))
+    assert result.verdict == Verdict.WRONG_ANSWER
+
+
+def test_result_json_round_trips():
+    from judge.report.json_export import run_to_json
+
+    data = json.loads(run_to_json(judge("transpose_wrong_value.py").as_dict()))
+    assert data["verdict"] == "wrong_answer" and data["mode"] == "interpret"
+    assert {"name", "params", "verdict", "message"} <= set(data["tests"][0])
+
+
+@pytest.mark.parametrize("challenge, example", [
+    ("transpose", "transpose/naive_2d.py"),
+    ("transpose", "transpose/tuned.py"),
+    ("copy", "copy/tuned.py"),
+    ("matmul", "matmul/grouped_autotuned.py"),
+])
+def test_examples_are_accepted_on_the_builtin_specs(challenge, example):
+    result = judge_solution(load_challenge(challenge), str(EXAMPLES / example), Options(seed=1, interpret=True))
+    assert result.verdict == Verdict.ACCEPTED, result.message
