@@ -38,6 +38,7 @@ class Options:
     shrink_budget: int | None = None  # calls spent searching a smaller failing size
     benchmark: bool = True
     bench_budget_s: float = 2.0  # per benchmark case (judge/timing)
+    remeasure_peaks: bool = False
     worker_env: dict = field(default_factory=dict)
 
     def call_timeout(self) -> float:

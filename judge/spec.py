@@ -105,6 +105,7 @@ class Spec:
     constraints: tuple
     reference_code: str
     reference_dtype: str | None
+    baseline_code: str
     tolerance: Tolerance
     tests: tuple  # of SizeCase
     random_tests: int
@@ -184,7 +185,7 @@ class _Parser:
 
     KNOWN = {
         "name", "title", "difficulty", "statement", "parameters", "sizes", "constraints",
-        "reference", "reference_dtype", "tolerance", "tests", "benchmarks", "cost",
+        "reference", "reference_dtype", "baseline", "tolerance", "tests", "benchmarks", "cost",
         "interpret", "example",
     }
 
@@ -214,6 +215,7 @@ class _Parser:
             constraints=constraints,
             reference_code=self.reference(parameters),
             reference_dtype=self.optional_choice("reference_dtype", FLOAT_DTYPES),
+            baseline_code=self.baseline(parameters),
             tolerance=self.tolerance(),
             tests=tests,
             random_tests=random_tests,
@@ -371,6 +373,20 @@ class _Parser:
             compile(code, f"{self.source}:reference", "exec")
         except SyntaxError as exc:
             self.fail("reference", f"Python syntax error at line {exc.lineno}: {exc.msg}")
+        return code
+
+    def baseline(self, parameters: tuple) -> str:
+        """The torch code timed beside solutions; by default the reference itself."""
+        code = self.data.get("baseline")
+        if code is None:
+            return self.data.get("reference", "") + "\nbaseline = reference\n"
+        if not isinstance(code, str) or "def baseline" not in code:
+            self.fail("baseline", "Python code defining "
+                      f"def baseline({', '.join(p.name for p in parameters)}) that writes the outputs")
+        try:
+            compile(code, f"{self.source}:baseline", "exec")
+        except SyntaxError as exc:
+            self.fail("baseline", f"Python syntax error at line {exc.lineno}: {exc.msg}")
         return code
 
     def tolerance(self) -> Tolerance:

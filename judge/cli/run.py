@@ -64,8 +64,9 @@ def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
 @click.option("--no-bench", is_flag=True, help="Check correctness only; skip the timed benchmarks.")
 @click.option("--bench-budget", type=click.FloatRange(0.1), default=2.0, show_default=True,
               help="Seconds of timed calls per benchmark case, at most (after at least 10 calls).")
+@click.option("--remeasure-peaks", is_flag=True, help="Measure the device's copy and matmul peaks again.")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                no_bench, bench_budget) -> None:
+                no_bench, bench_budget, remeasure_peaks) -> None:
     """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name or a .yaml spec).
 
     Exit status: 0 accepted, 1 rejected, 2 usage error.
@@ -75,7 +76,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     options = build_options(seed, interpret, device, timeout, compile_timeout,
-                            benchmark=not no_bench, bench_budget_s=bench_budget)
+                            benchmark=not no_bench, bench_budget_s=bench_budget,
+                            remeasure_peaks=remeasure_peaks)
     with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
         result = judge_solution(spec, solution, options, events)
     if as_json:

@@ -117,6 +117,10 @@ class Worker:
         self._send(header)
         return self._receive(timeout, what)
 
+    def receive(self, timeout: float, what: str) -> tuple[dict, list]:
+        """Wait for the next message of a multi-message reply (``bench``)."""
+        return self._receive(timeout, what)
+
     def _send(self, header: dict) -> None:
         try:
             protocol.send(self._request_w, header)

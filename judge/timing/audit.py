@@ -1,0 +1,85 @@
+"""Pure decisions around the timed calls: which calls are verified, whether the
+host clock agrees with the CUDA events, and when a case is launch-bound.
+
+No GPU, no clock reads: the worker and the judge pass numbers in, tests pass
+made-up ones (docs/timing.md explains the method).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+__all__ = ["VerifyPlan", "Audit", "cross_check", "CrossCheck", "launch_bound", "LAUNCH_BOUND_MS"]
+
+# Below this median a kernel's time is dominated by launch overhead and
+# clock granularity: report it, but do not pretend to sub-microsecond precision.
+LAUNCH_BOUND_MS = 0.010
+# The host clock of an audited call covers the launch, the solve() call and a
+# device-wide synchronize.  It may exceed the CUDA-event time by launch and
+# sync latency; more than this says work ran outside the events.
+AUDIT_SLACK_MS = 0.100
+AUDIT_SLACK_RATIO = 1.5
+
+
+class VerifyPlan:
+    """Which timed calls get their outputs checked.
+
+    The first timed call, ``extra_early`` random calls among the first
+    ``min_calls``, every later call with probability ``rate`` (seeded, so a
+    run is reproducible, and unknown to the solution), and always the last.
+    """
+
+    def __init__(self, seed: int, min_calls: int = 10, extra_early: int = 2, rate: float = 1 / 32):
+        self.rng = random.Random(seed)
+        early = list(range(1, max(min_calls, 2)))
+        self.early = {0, *self.rng.sample(early, min(extra_early, len(early)))}
+        self.rate = rate
+
+    def wants(self, index: int) -> bool:
+        """Should timed call ``index`` (0-based) be verified?  (The last always is.)"""
+        if index in self.early:
+            return True
+        return index >= 10 and self.rng.random() < self.rate
+
+
+@dataclass(frozen=True)
+class Audit:
+    """One audited call: host time (sync, call, device-wide sync) and event time."""
+
+    host_ms: float
+    event_ms: float
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    ok: bool
+    honest_ms: float | None  # the host-clock median when the events cannot be trusted
+    reason: str = ""
+
+
+def cross_check(audits: list[Audit]) -> CrossCheck:
+    """Do the CUDA events account for the work the host clock saw?
+
+    Honest work on the current stream makes ``host >= event`` with a small
+    difference (launch and sync latency).  Work on a stream the solution does
+    not join to the current one, a patched timer, or work deferred past the
+    end event all make the events much shorter than the host time of the same
+    call.  Then the median host time is the honest number.
+    """
+    if not audits:
+        return CrossCheck(True, None)
+    suspicious = [a for a in audits if a.host_ms > AUDIT_SLACK_RATIO * a.event_ms + AUDIT_SLACK_MS]
+    if len(suspicious) * 2 <= len(audits):  # a majority must disagree: one hiccup is not a cheat
+        return CrossCheck(True, None)
+    hosts = sorted(a.host_ms for a in audits)
+    events = sorted(a.event_ms for a in audits)
+    honest = hosts[len(hosts) // 2]
+    reason = (f"CUDA events ({events[len(events) // 2]:.4f} ms) did not cover the work the host clock saw "
+              f"({honest:.4f} ms, device-wide synchronize) in {len(suspicious)} of {len(audits)} audited calls: "
+              "work on an unjoined stream, a patched timer or deferred work; reporting the host-clock time")
+    return CrossCheck(False, honest, reason)
+
+
+def launch_bound(median_ms: float) -> bool:
+    return median_ms < LAUNCH_BOUND_MS

@@ -1,0 +1,152 @@
+"""The benchmark stage of a run (GPU only), in the judge's process.
+
+For each benchmark case: ask the solution's worker to time it (bench.py),
+check every verified call against the judge's own reference, cross-check the
+events with the host clock, then time the challenge's torch baseline the same
+way in a worker of its own, and add rates and % of peak.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..tensors import from_bytes
+from ..verdict import Verdict
+from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
+from .audit import Audit, cross_check, launch_bound
+from .peaks import get_peaks
+from .speed import speed_of_light, speedup_text
+from .stats import Stats
+
+__all__ = ["run_benchmarks", "bench_case"]
+
+
+class BenchFailure(Exception):
+    def __init__(self, verdict: Verdict, message: str):
+        super().__init__(message)
+        self.verdict, self.message = verdict, message
+
+
+def bench_case(runner, worker: Worker, case, check: bool) -> dict:
+    """Time one case in ``worker``; returns the raw numbers (raises BenchFailure)."""
+    opts = runner.options
+    rule = {"budget_s": opts.bench_budget_s}
+    what = f"benchmark {case.name}"
+    header, _ = _request(worker, {"op": "bench", "case": case.name, "params": case.params,
+                                  "seed": runner.seed, "rule": rule}, opts.compile_timeout, f"warm-up of {what}")
+    problems = []
+    while True:
+        header, blobs = _receive(worker, opts.call_timeout() + 5.0, what)
+        if header.get("op") == "bench_done":
+            break
+        if header.get("op") == "tick":  # the worker is alive and still timing
+            continue
+        if check:
+            got = {m["name"]: from_bytes(b, m["dtype"], m["shape"]) for m, b in zip(header["tensors"], blobs)}
+            bad = [m for m in runner.reference.check(case.params, int(header["seed"]), got) if not m.ok]
+            if bad and not problems:
+                problems.append(f"timed call {header['call']}: " + " | ".join(m.message() for m in bad))
+    if problems:
+        raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0])
+    return header
+
+
+def _request(worker, header, timeout, what):
+    try:
+        reply, blobs = worker.request(header, timeout, what)
+    except WorkerTimeout as exc:
+        raise BenchFailure(Verdict.TIME_LIMIT_EXCEEDED, str(exc)) from None
+    except WorkerCrashed as exc:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, f"{exc}\n{worker.output_tail()}".strip()) from None
+    return _ok(reply), blobs
+
+
+def _receive(worker, timeout, what):
+    try:
+        reply, blobs = worker.receive(timeout, what)
+    except WorkerTimeout as exc:
+        raise BenchFailure(Verdict.TIME_LIMIT_EXCEEDED, str(exc)) from None
+    except WorkerCrashed as exc:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, f"{exc}\n{worker.output_tail()}".strip()) from None
+    return _ok(reply), blobs
+
+
+def _ok(reply: dict) -> dict:
+    if not reply.get("ok"):
+        raise BenchFailure(Verdict(reply.get("verdict", "runtime_error")), reply.get("message", ""))
+    return reply
+
+
+def timing_summary(done: dict) -> dict:
+    """Statistics of a ``bench_done`` reply, with the host-clock cross-check applied."""
+    stats = Stats(done["samples_ms"])
+    check = cross_check([Audit(h, e) for h, e in done["audits"]])
+    out = {"median_ms": stats.median, "ci_low_ms": stats.ci_low, "ci_high_ms": stats.ci_high,
+           "min_ms": stats.min, "max_ms": stats.max, "mean_ms": stats.mean, "calls": stats.n,
+           "stop_reason": done["stop_reason"], "verified_calls": done["verified"],
+           "launch_bound": launch_bound(stats.median), "timer_trusted": check.ok, "notes": [],
+           "samples_ms": [round(s, 6) for s in done["samples_ms"]],
+           "audits_ms": done["audits"]}
+    if not check.ok:
+        out.update(median_ms=check.honest_ms, ci_low_ms=check.honest_ms, ci_high_ms=check.honest_ms,
+                   event_median_ms=stats.median)
+        out["notes"].append(check.reason)
+    if out["launch_bound"]:
+        out["notes"].append("launch-bound: a few µs, mostly launch overhead; differences under ~1 µs are noise")
+    return out
+
+
+def baseline_file(spec, directory: str) -> str:
+    path = Path(directory) / f"torch_{spec.name}.py"
+    path.write_text("import math\nimport torch\n\n" + spec.baseline_code + "\n\nsolve = baseline\n")
+    return str(path)
+
+
+def run_benchmarks(runner, cases: list) -> None:
+    """Fill ``runner.result.benchmarks``; a failure there rejects the solution."""
+    result = runner.result
+    peaks = get_peaks(runner.device, result.environment, runner.options.remeasure_peaks)
+    result.environment["peaks"] = peaks
+    for case in cases:
+        runner.events.status(f"timing {case.name} ({case.label()})")
+        entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
+        try:
+            runner.ensure_worker()
+            entry.update(timing_summary(bench_case(runner, runner.worker, case, check=True)))
+        except BenchFailure as exc:
+            entry.update(verdict=exc.verdict.value, message=exc.message)
+        except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
+            entry.update(verdict=Verdict.RUNTIME_ERROR.value, message=str(exc))
+        result.benchmarks.append(entry)
+        if entry["verdict"] != "accepted":
+            return
+    runner.events.status("timing the torch baseline")
+    _time_baseline(runner, cases, peaks)
+
+
+def _time_baseline(runner, cases: list, peaks: dict) -> None:
+    spec, result = runner.spec, runner.result
+    for entry, case in zip(result.benchmarks, cases):
+        entry["bytes"], entry["flops"] = spec.bytes_moved(case.params), spec.flops(case.params)
+        entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
+    with tempfile.TemporaryDirectory(prefix="judge-baseline-") as tmp:
+        worker = Worker(baseline_file(spec, tmp), spec.source, runner.device, False, runner.options.worker_env)
+        try:
+            worker.start(runner.options.compile_timeout)
+            for entry, case in zip(result.benchmarks, cases):
+                try:
+                    _add_torch(entry, timing_summary(bench_case(runner, worker, case, check=False)))
+                except BenchFailure as exc:
+                    entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
+        except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
+            result.notes.append(f"the torch baseline could not be timed: {exc}")
+        finally:
+            worker.stop()
+
+
+def _add_torch(entry: dict, torch_timing: dict) -> None:
+    entry["torch_median_ms"] = torch_timing["median_ms"]
+    entry["torch_ci_ms"] = [torch_timing["ci_low_ms"], torch_timing["ci_high_ms"]]
+    entry["speedup_vs_torch"] = torch_timing["median_ms"] / entry["median_ms"]
+    entry["vs_torch"] = speedup_text(entry["median_ms"], torch_timing["median_ms"])

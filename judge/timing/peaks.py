@@ -1,0 +1,100 @@
+"""The device's measured ceilings, the "speed of light" for % of peak.
+
+Measured once per device and cached in ``<cache dir>/peaks.json`` keyed by GPU
+name, driver and torch version (``--remeasure-peaks`` measures again):
+
+- ``copy_gbps``: device-to-device copy of a 1 GiB buffer, bytes read plus
+  written over the median time of 20 copies;
+- ``fp32_tflops`` / ``tf32_tflops``: an 8192^3 torch.matmul in fp32 with TF32
+  off / on (cuBLAS), median of 10.
+
+Runs in the judge's own process, never in a worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+__all__ = ["cache_dir", "peak_key", "get_peaks", "measure_peaks"]
+
+
+def cache_dir() -> Path:
+    """``$JUDGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/judge``, else ``~/.cache/judge``."""
+    if os.environ.get("JUDGE_CACHE_DIR"):
+        return Path(os.environ["JUDGE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "judge"
+
+
+def peak_key(environment: dict) -> str:
+    return f"{environment.get('gpu')}|driver {environment.get('driver')}|torch {environment.get('torch')}"
+
+
+def _median_ms(fn, reps: int, warmup: int = 3) -> float:
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(begin.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def measure_peaks(device: str) -> dict:
+    """Measure the copy bandwidth and the fp32/tf32 matmul rates on ``device``."""
+    import torch
+
+    with torch.cuda.device(torch.device(device)):
+        nbytes = 1024**3
+        src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()
+        dst = torch.empty_like(src)
+        copy_ms = _median_ms(lambda: dst.copy_(src), reps=20)
+        del src, dst
+        n = 8192
+        a = torch.rand(n, n, device=device) - 0.5
+        b = torch.rand(n, n, device=device) - 0.5
+        previous = torch.backends.cuda.matmul.allow_tf32
+        try:
+            torch.backends.cuda.matmul.allow_tf32 = False
+            fp32_ms = _median_ms(lambda: torch.matmul(a, b), reps=10)
+            torch.backends.cuda.matmul.allow_tf32 = True
+            tf32_ms = _median_ms(lambda: torch.matmul(a, b), reps=10)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = previous
+        del a, b
+        torch.cuda.empty_cache()
+    flops = 2.0 * n**3
+    return {"copy_gbps": 2 * nbytes / (copy_ms * 1e-3) / 1e9,
+            "fp32_tflops": flops / (fp32_ms * 1e-3) / 1e12,
+            "tf32_tflops": flops / (tf32_ms * 1e-3) / 1e12}
+
+
+def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
+    """Cached peaks for this device, measuring them when missing or asked to."""
+    path = cache_dir() / "peaks.json"
+    key = peak_key(environment)
+    cached = {}
+    if path.exists():
+        try:
+            cached = json.loads(path.read_text())
+        except (OSError, ValueError):
+            cached = {}
+    if key in cached and not remeasure:
+        return dict(cached[key], cached=True)
+    peaks = measure_peaks(device)
+    cached[key] = peaks
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(cached, indent=2))
+    except OSError:
+        pass  # an unwritable cache only costs a re-measurement next time
+    return dict(peaks, cached=False)

@@ -1,0 +1,13 @@
+# A CUDA fault: stores far outside the output (an illegal memory access on GPU).
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(y, n):
+    offs = tl.arange(0, 16) + 1_000_000_000_000
+    tl.store(y + offs, tl.zeros((16,), dtype=tl.float32))
+
+
+def solve(input, output, rows, cols):
+    _k[(1,)](output, rows * cols)

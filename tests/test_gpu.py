@@ -1,0 +1,118 @@
+"""GPU tests: run on a CUDA machine with ``pytest -m gpu`` (deselected elsewhere)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from judge.catalog import load_challenge
+from judge.reference import Reference
+from judge.runner import Options, judge_solution
+from judge.spec import parse_spec
+from judge.tensors import make_arguments
+from judge.verdict import Verdict
+
+from conftest import CHALLENGES, EXAMPLES, SOLUTIONS
+
+pytestmark = pytest.mark.gpu
+
+
+def small_bench_spec(name: str, benchmarks: str):
+    """A built-in spec with its benchmarks replaced (to keep GPU tests short)."""
+    text = (CHALLENGES / f"{name}.yaml").read_text()
+    head, _, rest = text.partition("benchmarks:")
+    tail = rest[rest.index("\ncost:"):]
+    return parse_spec(head + "benchmarks:\n" + benchmarks + tail, str(CHALLENGES / f"{name}.yaml"))
+
+
+def run(spec, path, **options):
+    options.setdefault("seed", 1)
+    options.setdefault("bench_budget_s", 0.5)
+    return judge_solution(spec, str(path), Options(**options))
+
+
+@pytest.mark.parametrize("challenge, example", [
+    ("transpose", "transpose/naive_1d.py"), ("transpose", "transpose/naive_2d.py"),
+    ("transpose", "transpose/tiled.py"), ("transpose", "transpose/tuned.py"),
+    ("copy", "copy/naive.py"), ("copy", "copy/tuned.py"),
+    ("matmul", "matmul/tiled.py"), ("matmul", "matmul/grouped_autotuned.py"), ("matmul", "matmul/tf32x3.py"),
+])
+def test_examples_are_accepted_on_the_gpu(challenge, example):
+    result = run(load_challenge(challenge), EXAMPLES / example, benchmark=False)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert result.mode == "gpu"
+
+
+def _matmul_ok(solve, M, N, K, seed=3) -> bool:
+    spec = load_challenge("matmul")
+    params = {"M": M, "N": N, "K": K}
+    args = make_arguments(spec, params, seed, "cuda")
+    solve(*args)
+    torch.cuda.synchronize()
+    got = {"A": args[0].cpu(), "B": args[1].cpu(), "C": args[2].cpu()}
+    return all(m.ok for m in Reference(spec, "cuda").check(params, seed, got))
+
+
+def _load(path):
+    import importlib.util
+
+    module_spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.solve
+
+
+@pytest.mark.parametrize("M, N, K", [(8192, 6144, 4096), (8192, 8192, 8192), (1, 8192, 1), (127, 4099, 65)])
+def test_matmul_tolerance_accepts_every_fp32_order(M, N, K):
+    assert _matmul_ok(lambda A, B, C, M, N, K: torch.matmul(A, B, out=C), M, N, K)  # cuBLAS fp32
+    assert _matmul_ok(_load(EXAMPLES / "matmul/grouped_autotuned.py"), M, N, K)  # Triton ieee
+    assert _matmul_ok(_load(EXAMPLES / "matmul/tf32x3.py"), M, N, K)
+
+
+def test_matmul_tolerance_rejects_tf32_at_the_benchmark_size():
+    assert not _matmul_ok(_load(SOLUTIONS / "matmul_tf32.py"), 8192, 6144, 4096)
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        assert not _matmul_ok(lambda A, B, C, M, N, K: torch.matmul(A, B, out=C), 8192, 6144, 4096)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+def test_cuda_fault_is_a_runtime_error_and_the_judge_goes_on():
+    result = run(load_challenge("transpose"), SOLUTIONS / "transpose_illegal_address.py", benchmark=False)
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert len(result.tests) > 1  # later cases still ran in fresh workers
+
+
+def test_benchmark_reports_rates_peak_and_torch():
+    spec = small_bench_spec("transpose", "  - {name: b4096, rows: 4096, cols: 4096}\n")
+    result = run(spec, EXAMPLES / "transpose/tuned.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    (bench,) = result.benchmarks
+    assert bench["calls"] >= 10 and bench["verified_calls"] >= 3
+    assert bench["ci_low_ms"] <= bench["median_ms"] <= bench["ci_high_ms"]
+    assert bench["gbps"] > 100 and 0 < bench["pct_of_peak"] < 150
+    assert bench["torch_median_ms"] > 0 and bench["copy_bound_ms"] > 0
+    assert bench["timer_trusted"]
+
+
+def test_unjoined_stream_is_not_faster_than_the_honest_twin():
+    spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")
+    honest = run(spec, SOLUTIONS / "transpose_honest_20x.py")
+    cheat = run(spec, SOLUTIONS / "transpose_side_stream.py")
+    assert honest.verdict == Verdict.ACCEPTED, honest.message
+    honest_ms = honest.benchmarks[0]["median_ms"]
+    if cheat.verdict == Verdict.ACCEPTED:
+        bench = cheat.benchmarks[0]
+        assert not bench["timer_trusted"]
+        assert bench["median_ms"] >= 0.9 * honest_ms
+    else:  # a wrong answer (outputs read before the hidden work finished) is also a defence
+        assert cheat.verdict == Verdict.WRONG_ANSWER
+
+
+def test_wrong_result_while_timed_is_a_wrong_answer():
+    spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
+    result = run(spec, SOLUTIONS / "transpose_wrong_when_timed.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "timed call" in result.message
