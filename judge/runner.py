@@ -229,11 +229,14 @@ class Runner:
     def run_case(self, case: Case, call_index: int = 0) -> CaseResult:
         """Run solve() once on ``case`` and check everything it returned."""
         seed = call_seed(self.seed, case.name, call_index)
+        first, started = self.first_call, time.perf_counter()
         try:
             self.ensure_worker()
             header, blobs = self.worker.request(
                 {"op": "call", "params": case.params, "seed": seed}, self.call_timeout(),
                 f"solve() on {case.label()}")
+            if first:  # the first call compiles (JIT) and autotunes
+                self.result.phases_s.setdefault("first_call", time.perf_counter() - started)
         except SubmissionInvalid as exc:
             return CaseResult(case.name, case.kind, case.params, Verdict.INVALID_SUBMISSION, str(exc))
         except WorkerTimeout as exc:

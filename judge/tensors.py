@@ -76,7 +76,10 @@ def to_bytes(tensor: torch.Tensor) -> memoryview:
 
 def from_bytes(data, dtype: str, shape) -> torch.Tensor:
     """Rebuild a CPU tensor from ``to_bytes`` output."""
-    raw = torch.frombuffer(bytearray(data), dtype=torch.uint8) if len(data) else torch.empty(0, dtype=torch.uint8)
+    if not len(data):
+        raw = torch.empty(0, dtype=torch.uint8)
+    else:  # a bytearray is writable and shared as is; anything else is copied once
+        raw = torch.frombuffer(data if isinstance(data, bytearray) else bytearray(data), dtype=torch.uint8)
     return raw.view(TORCH_DTYPES[dtype]).reshape(tuple(shape))
 
 

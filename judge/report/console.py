@@ -30,7 +30,7 @@ def make_console(stream=None, plain: bool | None = None) -> Console:
     plain = plain_wanted(stream) if plain is None else plain
     if plain:
         return Console(file=stream, no_color=True, highlight=False, emoji=False, soft_wrap=False,
-                       force_terminal=False, width=int(os.environ.get("COLUMNS", 120)))
+                       force_terminal=False, width=int(os.environ.get("COLUMNS", 250)))
     return Console(file=stream, highlight=False)
 
 
@@ -50,7 +50,8 @@ def _fmt_ms(value) -> str:
 
 
 def render_tests(console: Console, result) -> None:
-    unit = "time (ms, interpreter)" if result.mode == "interpret" else "time (ms, GPU)"
+    # One call per case, compile time included: the benchmark table has the timings.
+    unit = "call (ms, interpreter)" if result.mode == "interpret" else "call (ms, incl. JIT)"
     table = Table(box=table_box(console), title=None, show_edge=not console.no_color)
     for header in ("", "case", "sizes", "verdict", unit, "detail"):
         table.add_column(header, no_wrap=header != "detail")

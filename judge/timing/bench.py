@@ -6,12 +6,12 @@ this is it:
 2. Each timed call: fresh input values and re-poisoned outputs (untimed),
    the L2 flushed by zeroing a buffer of max(2 x L2, 256 MiB), then CUDA events
    on the current stream around solve().
-3. Calls picked by ``VerifyPlan`` (and always the last) are also audited:
-   a device-wide synchronize before and after, timed by the host clock, and
-   their tensors are sent to the judge, which checks them against its own
-   reference.
+3. Calls picked by ``VerifyPlan`` are also audited by the host clock
+   (``audited_call``); their outputs, and the last call's, are sent to the
+   judge, which checks them against its own reference.
 4. ``StoppingRule`` decides after each call: at least 10 calls, then until the
-   95 % CI of the median is within +-1 % or the time budget is spent.
+   95 % CI of the median is within +-1 % or the time budget is spent (time
+   spent sending results to the judge does not count).
 
 The event and synchronize functions are bound when this module's session is
 imported, before the solution, so later monkeypatching does not reach them.
@@ -55,7 +55,7 @@ def run(session, header: dict) -> None:
     plan = VerifyPlan(call_seed(run_seed, case, -1), min_calls=rule.min_calls)
     samples, audits, verified = [], [], 0
     started = session.clock()
-    index, decision, last_message = 0, None, started
+    index, decision, last_message, verifying_s = 0, None, started, 0.0
     while True:
         seed = call_seed(run_seed, case, 1000 + index)
         args = session.arguments(params, seed)
@@ -66,13 +66,17 @@ def run(session, header: dict) -> None:
         else:
             event_ms = timed_call(session, args, flush)
         samples.append(event_ms)
-        decision = rule.decide(samples, session.clock() - started) if _check_now(len(samples)) else None
+        timing_s = session.clock() - started - verifying_s  # sending results to the judge is not timing
+        decision = rule.decide(samples, timing_s) if _check_now(len(samples)) else None
         last = decision is not None and decision.stop
         if audited or last:  # the last timed call is always verified
+            sent = session.clock()
             _synchronize()
-            session.send_tensors({"ok": True, "op": "verify", "call": index, "seed": seed}, args)
+            session.send_tensors({"ok": True, "op": "verify", "call": index, "seed": seed}, args,
+                                 outputs_only=True)
             verified += 1
             last_message = session.clock()
+            verifying_s += last_message - sent
         if last:
             break
         if session.clock() - last_message > 1.0:  # tell the judge we are alive
@@ -81,7 +85,8 @@ def run(session, header: dict) -> None:
         index += 1
     session.reply({"ok": True, "op": "bench_done", "samples_ms": samples, "audits": audits,
                    "verified": verified, "stop_reason": decision.reason,
-                   "elapsed_s": session.clock() - started, "flush_bytes": flush.numel() * 4})
+                   "elapsed_s": session.clock() - started, "verifying_s": verifying_s,
+                   "flush_bytes": flush.numel() * 4})
 
 
 def _check_now(n: int) -> bool:
@@ -111,19 +116,25 @@ def timed_call(session, args: list, flush: torch.Tensor) -> float:
 
 
 def audited_call(session, args: list, flush: torch.Tensor) -> tuple[float, float]:
-    """A timed call that the host clock also measures, with device-wide syncs.
+    """A timed call that the host clock also measures; returns (host ms, event ms).
 
-    Returns (host ms, event ms).  The device-wide synchronize waits for every
-    stream, so work the solution hides on a stream of its own shows up in the
-    host time even when the events on the current stream miss it.
+    The GPU is idle before the flush (a device-wide synchronize), so the host
+    clock from just after launching the flush to after a device-wide
+    synchronize covers flush + solve() + latency.  The flush's own event time
+    is subtracted.  The device-wide synchronize waits for every stream, so
+    work the solution hides on a stream of its own shows up in the host time
+    even when the events on the current stream miss it.  From the GPU's side
+    the call is timed exactly like ``timed_call``, so its sample is unbiased.
     """
+    before_flush = _Event(enable_timing=True)
     begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
-    flush.zero_()
     _synchronize()
+    _record(before_flush)
+    flush.zero_()
     start = session.clock()
     _record(begin)
     session.solve(*args)
     _record(end)
     _synchronize()
-    host_ms = (session.clock() - start) * 1e3
+    host_ms = (session.clock() - start) * 1e3 - _elapsed(before_flush, begin)
     return host_ms, _elapsed(begin, end)

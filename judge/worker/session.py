@@ -99,10 +99,12 @@ class Session:
         elapsed_ms = self.timed_call(args)
         self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
 
-    def send_tensors(self, header: dict, args: list) -> None:
-        """Reply with every tensor argument's raw bytes, in parameter order."""
+    def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
+        """Reply with the tensor arguments' raw bytes, in parameter order."""
         metas, blobs = [], []
         for index, param in tensor_args.tensor_params(self.spec):
+            if outputs_only and param.role == "in":
+                continue
             metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
             blobs.append(_to_bytes(args[index]))
         self.reply(dict(header, tensors=metas), blobs)

@@ -4,10 +4,10 @@ import triton.language as tl
 
 
 @triton.jit
-def _k(y, n):
-    offs = tl.arange(0, 16) + 1_000_000_000_000
+def _k(y, far):
+    offs = far + tl.arange(0, 16)
     tl.store(y + offs, tl.zeros((16,), dtype=tl.float32))
 
 
 def solve(input, output, rows, cols):
-    _k[(1,)](output, rows * cols)
+    _k[(1,)](output, 1 << 40)
