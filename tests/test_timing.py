@@ -1,0 +1,107 @@
+"""Timing logic without a GPU: audits, verification plan, rates, the table."""
+
+from __future__ import annotations
+
+import io
+
+from judge.report.console import make_console
+from judge.runner import RunResult
+from judge.timing.audit import Audit, VerifyPlan, cross_check, launch_bound
+from judge.timing.benchmark import timing_summary
+from judge.timing.report import format_interval, render_benchmarks
+from judge.timing.speed import speed_of_light, speedup_text
+
+PEAKS = {"copy_gbps": 4000.0, "fp32_tflops": 50.0, "tf32_tflops": 400.0, "cached": True}
+
+
+def test_verify_plan_always_checks_the_first_and_two_more_early_calls():
+    plan = VerifyPlan(seed=1, min_calls=10)
+    early = [i for i in range(10) if plan.wants(i)]
+    assert early[0] == 0 and len(early) == 3
+
+
+def test_verify_plan_is_reproducible_and_samples_later_calls():
+    plan_a, plan_b = VerifyPlan(seed=7), VerifyPlan(seed=7)
+    a = [plan_a.wants(i) for i in range(2000)]
+    b = [plan_b.wants(i) for i in range(2000)]
+    assert a == b
+    assert 20 < sum(a[10:]) < 120  # about 1 in 32
+
+
+def test_cross_check_trusts_honest_calls():
+    audits = [Audit(host_ms=0.150, event_ms=0.134), Audit(0.160, 0.135), Audit(0.05, 0.004)]
+    assert cross_check(audits).ok
+
+
+def test_cross_check_catches_work_outside_the_events():
+    audits = [Audit(host_ms=2.0, event_ms=0.01), Audit(2.1, 0.01), Audit(1.9, 0.01)]
+    check = cross_check(audits)
+    assert not check.ok and check.honest_ms == 2.0
+    assert "unjoined stream" in check.reason
+
+
+def test_one_slow_audit_is_not_a_cheat():
+    assert cross_check([Audit(5.0, 0.1), Audit(0.12, 0.1), Audit(0.13, 0.1)]).ok
+
+
+def test_launch_bound_threshold():
+    assert launch_bound(0.004) and not launch_bound(0.050)
+
+
+def test_speed_of_light_memory_bound():
+    # 8192^2 fp32 transpose: 512 MiB moved in 0.134 ms.
+    out = speed_of_light(0.134, 2 * 8192 * 8192 * 4, 0, "memory", PEAKS)
+    assert round(out["gbps"]) == 4006
+    assert 100.1 < out["pct_of_peak"] < 100.2 and out["peak_kind"] == "copy bandwidth"
+    assert abs(out["copy_bound_ms"] - 0.1342) < 1e-3
+
+
+def test_speed_of_light_compute_bound():
+    out = speed_of_light(8.08, 4 * 10**9, 2 * 8192 * 6144 * 4096, "compute", PEAKS)
+    assert abs(out["tflops"] - 51.0) < 0.1 and abs(out["pct_of_peak"] - 102.0) < 0.2
+    assert out["copy_bound_ms"] is None
+
+
+def test_speedup_text():
+    assert speedup_text(0.134, 0.469) == "3.50× torch"
+    assert speedup_text(1.0, 0.47) == "0.47× torch"
+    assert speedup_text(None, 1.0) == "-"
+
+
+def fake_done(samples, audits=None):
+    return {"samples_ms": samples, "audits": audits or [[s + 0.02, s] for s in samples[:3]],
+            "verified": 4, "stop_reason": "converged"}
+
+
+def test_timing_summary_uses_median_and_ci():
+    samples = [0.100 + 0.001 * (i % 5) for i in range(50)]
+    summary = timing_summary(fake_done(samples))
+    assert abs(summary["median_ms"] - 0.102) < 1e-12 and summary["calls"] == 50 and summary["timer_trusted"]
+    assert summary["ci_low_ms"] <= summary["median_ms"] <= summary["ci_high_ms"]
+
+
+def test_timing_summary_reports_the_honest_time_when_events_disagree():
+    samples = [0.01] * 20
+    summary = timing_summary(fake_done(samples, audits=[[3.0, 0.01]] * 4))
+    assert not summary["timer_trusted"] and summary["median_ms"] == 3.0
+    assert summary["event_median_ms"] == 0.01 and summary["notes"]
+
+
+def test_format_interval_units():
+    assert format_interval(0.1402, 0.1395, 0.1409) == "0.1402 ± 0.0007 ms"
+    assert format_interval(0.0042, 0.0041, 0.0044) == "4.20 ± 0.20 µs"
+
+
+def test_benchmark_table_text():
+    result = RunResult("transpose", "t.py", "gpu", 1, "NVIDIA H200")
+    entry = {"name": "square-8192", "params": {"rows": 8192, "cols": 8192}, "verdict": "accepted",
+             **timing_summary(fake_done([0.134] * 12 + [0.136] * 8))}
+    entry.update(speed_of_light(entry["median_ms"], 2 * 8192 * 8192 * 4, 0, "memory", PEAKS))
+    entry.update(torch_median_ms=0.469, vs_torch=speedup_text(entry["median_ms"], 0.469))
+    result.benchmarks = [entry]
+    result.environment["peaks"] = PEAKS
+    buffer = io.StringIO()
+    render_benchmarks(make_console(buffer, plain=True), result)
+    text = buffer.getvalue()
+    assert "0.1340 ± 0.0020 ms" in text and "3.50× torch" in text and "100.2% copy" in text
+    assert "copy 4000 GB/s" in text and "\x1b[" not in text
