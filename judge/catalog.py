@@ -1,16 +1,88 @@
-"""Finding challenges: built-in specs by name, or a spec file by path."""
+"""Finding challenges: built-in specs and user challenge folders by name, or a
+spec file by path.
+
+The search path is the user's folders (``--challenges-dir``, then the
+``JUDGE_CHALLENGES_PATH`` environment variable, ``os.pathsep``-separated) and
+then the built-in challenges.  Every ``*.yaml``/``*.yml`` file in a folder is a
+spec; a file with ``variants:`` provides several challenges.  Two challenges of
+the same name are an error, except that ``prefer_user`` lets a user challenge
+replace a built-in one of the same name.
+"""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .spec import Spec, SpecError, load_spec
+from .spec import Spec, SpecError, load_spec, load_specs
 
-__all__ = ["builtin_dir", "find_spec_path", "load_challenge", "list_challenges", "UnknownChallenge"]
+__all__ = ["builtin_dir", "find_spec_path", "load_challenge", "list_challenges", "list_entries",
+           "UnknownChallenge", "ChallengeConflict", "CatalogError", "SearchPath", "Entry", "ENV_VAR",
+           "BUILTIN"]
+
+ENV_VAR = "JUDGE_CHALLENGES_PATH"
+BUILTIN = "built-in"
+SPEC_SUFFIXES = (".yaml", ".yml")
 
 
 class UnknownChallenge(LookupError):
-    """No built-in challenge of that name and no such spec file."""
+    """No challenge of that name on the search path and no such spec file."""
+
+
+class CatalogError(ValueError):
+    """A search path that cannot be used (a folder that does not exist)."""
+
+
+class ChallengeConflict(LookupError):
+    """Two challenges of the same name on the search path."""
+
+
+@dataclass(frozen=True)
+class SearchPath:
+    """User challenge folders (searched first) and whether they may replace built-ins."""
+
+    user_dirs: tuple = ()
+    prefer_user: bool = False
+
+    @classmethod
+    def from_environment(cls, extra_dirs=(), prefer_user: bool = False, environ=None) -> "SearchPath":
+        """``extra_dirs`` (the --challenges-dir flags), then $JUDGE_CHALLENGES_PATH's folders."""
+        env = os.environ if environ is None else environ
+        listed = [(str(d), "--challenges-dir") for d in extra_dirs]
+        listed += [(p, ENV_VAR) for p in env.get(ENV_VAR, "").split(os.pathsep) if p.strip()]
+        dirs, seen = [], set()
+        for text, origin in listed:
+            folder = Path(text).expanduser()
+            if not folder.is_dir():
+                raise CatalogError(f"{origin} names {text}, which is not a folder; give folders that hold "
+                                   "challenge .yaml specs")
+            key = folder.resolve()
+            if key not in seen and key != builtin_dir().resolve():
+                seen.add(key)
+                dirs.append(folder)
+        return cls(tuple(dirs), prefer_user)
+
+    def folders(self) -> list[tuple[Path, str]]:
+        """(folder, origin) in search order; origin is the folder's path or 'built-in'."""
+        return [(d, str(d)) for d in self.user_dirs] + [(builtin_dir(), BUILTIN)]
+
+
+@dataclass
+class Entry:
+    """One challenge on the search path, or one spec file that does not load."""
+
+    name: str
+    path: Path  # the YAML file
+    origin: str  # "built-in" or the user folder it came from
+    spec: Spec | None = None
+    error: SpecError | None = None
+    status: str = "ok"  # ok, invalid, conflict, shadowed (a built-in replaced by --prefer-user)
+    others: list = field(default_factory=list)  # the other entries of the same name
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.origin == BUILTIN
 
 
 def builtin_dir() -> Path:
@@ -23,35 +95,91 @@ def builtin_dir() -> Path:
     return Path(str(files("judge.challenges")))
 
 
-def _builtin_paths() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(builtin_dir().glob("*.yaml"))}
+def _spec_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix in SPEC_SUFFIXES and p.is_file())
 
 
-def find_spec_path(name_or_path: str) -> Path:
-    """A built-in name ("transpose") or a path to a YAML spec."""
-    candidate = Path(name_or_path)
-    if candidate.suffix in (".yaml", ".yml") or candidate.exists():
-        if not candidate.exists():
+def _entries_of(path: Path, origin: str) -> list[Entry]:
+    try:
+        return [Entry(spec.name, path, origin, spec=spec) for spec in load_specs(path)]
+    except SpecError as exc:
+        return [Entry(path.stem, path, origin, error=exc, status="invalid")]
+
+
+def list_entries(search: SearchPath | None = None) -> list[Entry]:
+    """Every challenge on the search path in search order, with conflicts marked."""
+    search = search or SearchPath.from_environment()
+    entries = [e for folder, origin in search.folders() for p in _spec_files(folder) for e in _entries_of(p, origin)]
+    by_name: dict[str, list[Entry]] = {}
+    for entry in entries:
+        by_name.setdefault(entry.name, []).append(entry)
+    for same in by_name.values():
+        if len(same) < 2:
+            continue
+        users = [e for e in same if not e.is_builtin]
+        for entry in same:
+            entry.others = [e for e in same if e is not entry]
+            if search.prefer_user and len(users) == 1:
+                entry.status = "shadowed" if entry.is_builtin else entry.status
+            elif entry.status == "ok":
+                entry.status = "conflict"
+    return entries
+
+
+def _conflict_message(name: str, same: list[Entry]) -> str:
+    where = "; ".join(f"{e.path} ({e.origin})" for e in same)
+    hint = ("rename one of them" if sum(not e.is_builtin for e in same) > 1 else
+            "rename the user challenge, or pass --prefer-user to use it instead of the built-in")
+    return f"challenge {name!r} is defined more than once: {where}; {hint}"
+
+
+def _is_path(name_or_path: str) -> bool:
+    """A spec file rather than a name: a .yaml/.yml suffix (before any #variant),
+    a folder separator, or an existing file (a folder named like a challenge is not one)."""
+    file = name_or_path.rsplit("#", 1)[0] if "#" in name_or_path else name_or_path
+    return Path(file).suffix in SPEC_SUFFIXES or "/" in name_or_path or os.sep in name_or_path \
+        or Path(name_or_path).is_file()
+
+
+def _find_entry(name: str, search: SearchPath | None) -> Entry:
+    entries = list_entries(search)
+    same = [e for e in entries if e.name == name]
+    if not same:
+        known = ", ".join(dict.fromkeys(e.name for e in entries if e.status != "invalid")) or "none"
+        raise UnknownChallenge(f"unknown challenge {name!r}; known challenges: {known} "
+                               "(or give the path of a .yaml spec)")
+    usable = [e for e in same if e.status in ("ok", "invalid")]
+    if len(usable) != 1:
+        raise ChallengeConflict(_conflict_message(name, same))
+    return usable[0]
+
+
+def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
+    """A challenge name ("transpose") or a path to a YAML spec (``file.yaml#variant`` too).
+
+    For a variant the result is ``<file>#<variant>``, which ``load_spec`` reads.
+    """
+    if _is_path(name_or_path):
+        file = Path(name_or_path)
+        if not file.exists() and not Path(name_or_path.rsplit("#", 1)[0]).exists():
             raise UnknownChallenge(f"no such spec file: {name_or_path}")
-        return candidate
-    builtins = _builtin_paths()
-    if name_or_path in builtins:
-        return builtins[name_or_path]
-    known = ", ".join(builtins) or "none"
-    raise UnknownChallenge(f"unknown challenge {name_or_path!r}; built-in challenges: {known} "
-                           "(or give the path of a .yaml spec)")
+        return file
+    entry = _find_entry(name_or_path, search)
+    if entry.spec is not None and entry.spec.variant_of:
+        return Path(entry.spec.source)
+    return entry.path
 
 
-def load_challenge(name_or_path: str) -> Spec:
-    return load_spec(find_spec_path(name_or_path))
+def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:
+    """The spec of a challenge name or spec path; raises SpecError, UnknownChallenge, ChallengeConflict."""
+    if _is_path(name_or_path):
+        return load_spec(find_spec_path(name_or_path))
+    entry = _find_entry(name_or_path, search)
+    if entry.error is not None:
+        raise entry.error
+    return entry.spec
 
 
-def list_challenges() -> list[tuple[Path, Spec | SpecError]]:
-    """Every built-in spec, loaded, or the error that stops it loading."""
-    result = []
-    for path in _builtin_paths().values():
-        try:
-            result.append((path, load_spec(path)))
-        except SpecError as exc:
-            result.append((path, exc))
-    return result
+def list_challenges(search: SearchPath | None = None) -> list[tuple[Path, Spec | SpecError]]:
+    """Every spec on the search path, loaded, or the error that stops its file loading."""
+    return [(e.path, e.spec if e.spec is not None else e.error) for e in list_entries(search)]

@@ -10,7 +10,7 @@ documented in docs/spec-format.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from . import expr
 
 __all__ = [
     "SpecError", "Spec", "Tensor", "Scalar", "Init", "Tolerance", "SizeCase",
-    "load_spec", "parse_spec", "DTYPES",
+    "load_spec", "parse_spec", "load_specs", "parse_specs", "DTYPES",
 ]
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int8", "uint8", "int16", "int32", "int64", "bool")
@@ -116,6 +116,12 @@ class Spec:
     interpret_max: dict
     source: str = ""
     example: dict = field(default_factory=dict)
+    variant_of: str | None = None  # the base spec's name, for a spec from a 'variants:' entry
+
+    @property
+    def path(self) -> str:
+        """The YAML file; ``source`` is ``<file>#<name>`` for a variant (load_spec reads both)."""
+        return self.source[: -len(self.name) - 1] if self.variant_of else self.source
 
     @property
     def tensors(self) -> list[Tensor]:
@@ -150,8 +156,30 @@ class Spec:
 
 
 def load_spec(path: str | Path) -> Spec:
-    """Read and validate one YAML spec file."""
-    path = Path(path)
+    """Read and validate one YAML spec file.
+
+    ``<file>#<variant>`` (a variant's ``source``) loads that variant of the file.
+    """
+    path, variant = _split_variant(str(path))
+    text, source = _read_spec_file(path)
+    return parse_spec(text, source, variant=variant)
+
+
+def load_specs(path: str | Path) -> list[Spec]:
+    """Every spec of one YAML file: the base spec, then its variants in file order."""
+    text, source = _read_spec_file(Path(path))
+    return parse_specs(text, source)
+
+
+def _split_variant(text: str) -> tuple[Path, str | None]:
+    """``x.yaml#v`` -> (x.yaml, "v"), unless a file is really named ``x.yaml#v``."""
+    if "#" in text and not Path(text).exists():
+        file, variant = text.rsplit("#", 1)
+        return Path(file), variant
+    return Path(text), None
+
+
+def _read_spec_file(path: Path) -> tuple[str, str]:
     source = str(path)
     if not path.exists():
         raise SpecError(source, "", "no such file")
@@ -163,11 +191,66 @@ def load_spec(path: str | Path) -> Spec:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise SpecError(source, "", "not UTF-8 text (a binary file?)") from None
-    return parse_spec(text, source)
+    return text, source
 
 
-def parse_spec(text: str, source: str = "<spec>") -> Spec:
-    """Validate the YAML ``text``; ``source`` names it in error messages."""
+def parse_spec(text: str, source: str = "<spec>", variant: str | None = None) -> Spec:
+    """Validate the YAML ``text``; ``source`` names it in error messages.
+
+    Returns the base spec, or the variant named ``variant``; every variant is
+    validated either way, so a broken variant is reported when its file loads.
+    """
+    specs = parse_specs(text, source)
+    if variant is None:
+        return specs[0]
+    for spec in specs[1:]:
+        if spec.name == variant:
+            return spec
+    names = ", ".join(s.name for s in specs[1:]) or "none"
+    raise SpecError(source, "variants", f"no variant named {variant!r}; this file's variants: {names}")
+
+
+def parse_specs(text: str, source: str = "<spec>") -> list[Spec]:
+    """The base spec of the YAML ``text`` and each of its ``variants``.
+
+    A variant is the base document with the variant's fields replacing whole
+    top-level fields of the same name (no deep merge), named by its key; its
+    ``source`` is ``<source>#<name>``.
+    """
+    data = _yaml_mapping(text, source)
+    variants = data.pop("variants", None)
+    base = _Parser(source, data).spec()
+    specs = [base]
+    for name, overrides in _variant_entries(variants, source, base.name):
+        merged = {**data, **overrides, "name": name}
+        specs.append(replace(_Parser(f"{source}#{name}", merged).spec(), variant_of=base.name))
+    return specs
+
+
+def _variant_entries(raw, source: str, base_name: str) -> list[tuple[str, dict]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, dict) or not raw:
+        raise SpecError(source, "variants", "expected a mapping of variant name -> fields that differ, "
+                        "e.g. {transpose_fp16: {dtypes: {T: float16}}}")
+    entries = []
+    for name, overrides in raw.items():
+        where = f"variants.{name}"
+        if not isinstance(name, str) or not name or not all(c.isalnum() or c in "_-" for c in name):
+            raise SpecError(source, where, f"variant names use letters, digits, '_' and '-' only, got {name!r}")
+        if name == base_name:
+            raise SpecError(source, where, "a variant needs a name different from the base spec's")
+        if not isinstance(overrides, dict):
+            raise SpecError(source, where, "expected a mapping of the fields that differ from the base spec")
+        fixed = sorted({"name", "variants"} & set(overrides))
+        if fixed:
+            raise SpecError(source, f"{where}.{fixed[0]}",
+                            "a variant cannot set this field (its name is its key; variants do not nest)")
+        entries.append((name, overrides))
+    return entries
+
+
+def _yaml_mapping(text: str, source: str) -> dict:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -177,7 +260,7 @@ def parse_spec(text: str, source: str = "<spec>") -> Spec:
         raise SpecError(source, "", f"invalid YAML{where}: {problem}") from None
     if not isinstance(data, dict):
         raise SpecError(source, "", "expected a mapping of fields at the top level")
-    return _Parser(source, data).spec()
+    return data
 
 
 class _Parser:
@@ -186,11 +269,12 @@ class _Parser:
     KNOWN = {
         "name", "title", "difficulty", "statement", "parameters", "sizes", "constraints",
         "reference", "reference_dtype", "baseline", "tolerance", "tests", "benchmarks", "cost",
-        "interpret", "example",
+        "interpret", "example", "dtypes", "variants",
     }
 
     def __init__(self, source: str, data: dict):
         self.source, self.data = source, data
+        self.type_parameters: dict = {}
 
     def fail(self, field_name: str, problem: str):
         raise SpecError(self.source, field_name, problem)
@@ -200,6 +284,7 @@ class _Parser:
         if unknown:
             self.fail(unknown[0], f"unknown field; allowed: {', '.join(sorted(self.KNOWN))}")
         name = self.text("name", pattern_check=True)
+        self.type_parameters = self.dtypes()
         sizes = self.sizes()
         parameters = self.parameters(sizes)
         constraints = self.constraints(sizes)
@@ -251,6 +336,18 @@ class _Parser:
         if self.data.get(key) is None:
             return None
         return self.choice(key, allowed, default=allowed[0])
+
+    def dtypes(self) -> dict:
+        """Type parameters: names a tensor's dtype may refer to (``tensor: T``)."""
+        raw = self.data.get("dtypes", {}) or {}
+        if not isinstance(raw, dict):
+            self.fail("dtypes", "expected a mapping of type parameter -> dtype, e.g. {T: float32}")
+        for name, dtype in raw.items():
+            if not isinstance(name, str) or not name.isidentifier() or name in DTYPES:
+                self.fail(f"dtypes.{name}", "type parameter names must be identifiers other than dtype names")
+            if dtype not in DTYPES:
+                self.fail(f"dtypes.{name}", f"expected a dtype ({', '.join(DTYPES)}), got {dtype!r}")
+        return dict(raw)
 
     # -- sizes and parameters --------------------------------------------------
     def sizes(self) -> dict:
@@ -308,8 +405,11 @@ class _Parser:
         extra = set(entry) - {"name", "tensor", "shape", "role", "init"}
         if extra:
             self.fail(f"{where}.{sorted(extra)[0]}", "unknown key for a tensor parameter")
-        if entry["tensor"] not in DTYPES:
-            self.fail(f"{where}.tensor", f"expected a dtype ({', '.join(DTYPES)}), got {entry['tensor']!r}")
+        dtype = self.type_parameters.get(entry["tensor"], entry["tensor"])
+        if dtype not in DTYPES:
+            params = f" or a type parameter from 'dtypes' ({', '.join(self.type_parameters)})" \
+                if self.type_parameters else ""
+            self.fail(f"{where}.tensor", f"expected a dtype ({', '.join(DTYPES)}){params}, got {entry['tensor']!r}")
         shape = entry.get("shape")
         if not isinstance(shape, list) or not shape:
             self.fail(f"{where}.shape", "expected a list of dimensions, e.g. [rows, cols]")
@@ -318,7 +418,7 @@ class _Parser:
         role = entry.get("role", "in")
         if role not in ROLES:
             self.fail(f"{where}.role", f"expected one of {', '.join(ROLES)}, got {role!r}")
-        return Tensor(name, entry["tensor"], tuple(shape), role, self.init(entry.get("init"), f"{where}.init"))
+        return Tensor(name, dtype, tuple(shape), role, self.init(entry.get("init"), f"{where}.init"))
 
     def init(self, raw, where: str) -> Init:
         if raw is None:

@@ -25,6 +25,8 @@ PY
   done
   ;;
 proof)
+  judge run transpose solutions/transpose/tiled.py --seed 1 --json > "$OUT/tiled.json"
+  python3 -c "import json; d=json.load(open('$OUT/tiled.json')); print(d['phases_s']); [print(b['name'], b['phases_s'], b['calls']) for b in d['benchmarks']]"
   python3 scripts/timing_proof.py --out "$OUT" 2>&1 | tail -30
   ;;
 esac

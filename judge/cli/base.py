@@ -40,8 +40,14 @@ class JudgeGroup(click.Group):
 @click.group(cls=JudgeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.option("--challenges-dir", "challenges_dirs", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False),
+              help="A folder of challenge .yaml specs to search before the built-ins (repeatable; "
+                   "also $JUDGE_CHALLENGES_PATH, folders separated by os.pathsep).")
+@click.option("--prefer-user", is_flag=True,
+              help="Let a user challenge replace a built-in one of the same name (otherwise an error).")
 @click.pass_context
-def main_group(ctx: click.Context, debug: bool) -> None:
+def main_group(ctx: click.Context, debug: bool, challenges_dirs: tuple, prefer_user: bool) -> None:
     """Judge Triton GPU kernels against challenge specs, offline.
 
     \b
@@ -49,9 +55,12 @@ def main_group(ctx: click.Context, debug: bool) -> None:
     judge show transpose                statement, signature, sizes
     judge init transpose my_kernel.py   a starter solution
     judge run transpose my_kernel.py    verdict, cases and timings
+    judge new my_op                     scaffold a challenge of your own
+    judge validate my_op.yaml           check a challenge spec
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    ctx.obj["challenges_dirs"], ctx.obj["prefer_user"] = challenges_dirs, prefer_user
 
 
 def challenge_argument(func):
@@ -88,13 +97,36 @@ def judging_options(func):
     return func
 
 
+def bench_options(func):
+    """--no-bench and --bench-budget, for commands that judge on a GPU (same meaning as in run)."""
+    for decorator in reversed([
+        click.option("--no-bench", is_flag=True, help="Check correctness only; skip the timed benchmarks."),
+        click.option("--bench-budget", type=click.FloatRange(0.1), default=2.0, show_default=True,
+                     help="Seconds of timed calls per benchmark case, at most (after at least 10 calls)."),
+    ]):
+        func = decorator(func)
+    return func
+
+
+def current_search_path():
+    """The challenge search path of this invocation: --challenges-dir, $JUDGE_CHALLENGES_PATH, built-ins."""
+    from ..catalog import CatalogError, SearchPath
+
+    ctx = click.get_current_context(silent=True)
+    obj = (ctx.find_root().obj if ctx is not None else None) or {}
+    try:
+        return SearchPath.from_environment(obj.get("challenges_dirs", ()), obj.get("prefer_user", False))
+    except CatalogError as exc:
+        raise UserError(str(exc)) from None
+
+
 def load_spec_or_exit(name_or_path: str):
-    from ..catalog import UnknownChallenge, load_challenge
+    from ..catalog import ChallengeConflict, UnknownChallenge, load_challenge
     from ..spec import SpecError
 
     try:
-        return load_challenge(name_or_path)
-    except (UnknownChallenge, SpecError) as exc:
+        return load_challenge(name_or_path, current_search_path())
+    except (UnknownChallenge, ChallengeConflict, SpecError) as exc:
         raise UserError(str(exc)) from None
 
 

@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..report.console import make_console, table_box
-from ..spec import Scalar, SpecError, Tensor
-from .base import UserError, challenge_argument, load_spec_or_exit, main_group
+from ..spec import Scalar, Tensor
+from .base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group
 
 
 def _ranges(spec) -> str:
@@ -20,18 +20,24 @@ def _ranges(spec) -> str:
 
 @main_group.command("list")
 def list_command() -> None:
-    """List the built-in challenges."""
-    from ..catalog import list_challenges
+    """List the challenges: built-in ones and those of --challenges-dir / $JUDGE_CHALLENGES_PATH."""
+    from ..catalog import list_entries
 
     console = make_console()
     table = Table(box=table_box(console))
-    for header in ("name", "title", "difficulty", "signature", "sizes"):
+    for header in ("name", "title", "difficulty", "signature", "sizes", "source"):
         table.add_column(header)
-    for path, spec in list_challenges():
-        if isinstance(spec, SpecError):
-            table.add_row(path.stem, f"[red]invalid spec: {escape(spec.problem)}[/]", "", "", "")
+    for entry in list_entries(current_search_path()):
+        source = escape(entry.origin if entry.is_builtin else str(entry.path))
+        if entry.error is not None:
+            table.add_row(entry.name, f"[red]invalid spec: {escape(entry.error.problem)}[/]", "", "", "", source)
             continue
-        table.add_row(spec.name, spec.title, spec.difficulty, spec.signature_text(), _ranges(spec))
+        spec, title = entry.spec, escape(entry.spec.title)
+        if entry.status == "conflict":
+            title = f"[red]name conflict with {escape(', '.join(str(o.path) for o in entry.others))}[/]"
+        elif entry.status == "shadowed":
+            title = f"[dim]replaced by {escape(str(entry.others[0].path))} (--prefer-user)[/]"
+        table.add_row(spec.name, title, spec.difficulty, spec.signature_text(), _ranges(spec), source)
     console.print(table)
 
 
@@ -41,7 +47,7 @@ def _parameter_table(console, spec) -> Table:
         table.add_column(header)
     for p in spec.parameters:
         if isinstance(p, Tensor):
-            table.add_row(p.name, "tensor", p.dtype, f"[{', '.join(map(str, p.shape))}]", p.role)
+            table.add_row(p.name, "tensor", p.dtype, escape(f"[{', '.join(map(str, p.shape))}]"), p.role)
         elif isinstance(p, Scalar):
             table.add_row(p.name, "scalar", p.dtype, str(p.value), "in")
     return table

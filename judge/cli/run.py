@@ -10,6 +10,7 @@ from ..report.console import make_console, plain_wanted, render_run
 from ..report.json_export import run_to_json
 from ..verdict import exit_code_for
 from .base import check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
+from .history import history_options, record_results
 
 
 class ProgressEvents:
@@ -65,8 +66,9 @@ def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
 @click.option("--bench-budget", type=click.FloatRange(0.1), default=2.0, show_default=True,
               help="Seconds of timed calls per benchmark case, at most (after at least 10 calls).")
 @click.option("--remeasure-peaks", is_flag=True, help="Measure the device's copy and matmul peaks again.")
+@history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                no_bench, bench_budget, remeasure_peaks) -> None:
+                no_bench, bench_budget, remeasure_peaks, db_path, no_history) -> None:
     """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name or a .yaml spec).
 
     Exit status: 0 accepted, 1 rejected, 2 usage error.
@@ -80,10 +82,13 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
                             remeasure_peaks=remeasure_peaks)
     with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
         result = judge_solution(spec, solution, options, events)
+    history_warning = record_results(db_path, no_history, "run", [result.as_dict()])
     if as_json:
         click.echo(run_to_json(result.as_dict()))
     else:
         from ..timing.report import render_benchmarks
 
         render_run(make_console(), result, render_benchmarks)
+    if history_warning:
+        click.echo(history_warning, err=True)
     sys.exit(exit_code_for(result.verdict))

@@ -49,7 +49,9 @@ def run(session, header: dict) -> None:
     """Serve one ``bench`` request: messages ``warm``, ``verify`` (0 or more), ``bench_done``."""
     params, case, run_seed = header["params"], header["case"], int(header["seed"])
     rule = StoppingRule(**header.get("rule", {}))
+    warm_started = session.clock()
     warmup(session, params, case, run_seed)
+    warmup_s = session.clock() - warm_started
     session.reply({"ok": True, "op": "warm"})
     flush = flush_buffer(session.device)
     plan = VerifyPlan(call_seed(run_seed, case, -1), min_calls=rule.min_calls)
@@ -86,6 +88,7 @@ def run(session, header: dict) -> None:
     session.reply({"ok": True, "op": "bench_done", "samples_ms": samples, "audits": audits,
                    "verified": verified, "stop_reason": decision.reason,
                    "elapsed_s": session.clock() - started, "verifying_s": verifying_s,
+                   "warmup_s": warmup_s,
                    "flush_bytes": flush.numel() * 4})
 
 

@@ -9,6 +9,7 @@ way in a worker of its own, and add rates and % of peak.
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 from ..tensors import from_bytes
@@ -28,10 +29,14 @@ class BenchFailure(Exception):
         self.verdict, self.message = verdict, message
 
 
-def bench_case(runner, worker: Worker, case, check: bool) -> dict:
-    """Time one case in ``worker``; returns the raw numbers (raises BenchFailure)."""
+def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = None) -> dict:
+    """Time one case in ``worker``; returns the raw numbers (raises BenchFailure).
+
+    ``rule`` is passed to the worker's StoppingRule; by default the run's time
+    budget (``judge rank`` asks for exactly k calls per round instead).
+    """
     opts = runner.options
-    rule = {"budget_s": opts.bench_budget_s}
+    rule = rule or {"budget_s": opts.bench_budget_s}
     what = f"benchmark {case.name}"
     header, _ = _request(worker, {"op": "bench", "case": case.name, "params": case.params,
                                   "seed": runner.seed, "rule": rule}, opts.compile_timeout, f"warm-up of {what}")
@@ -87,6 +92,7 @@ def timing_summary(done: dict) -> dict:
            "stop_reason": done["stop_reason"], "verified_calls": done["verified"],
            "launch_bound": launch_bound(stats.median), "timer_trusted": check.ok, "notes": [],
            "samples_ms": [round(s, 6) for s in done["samples_ms"]],
+           "phases_s": {k: round(done.get(k, 0.0), 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
            "audits_ms": done["audits"]}
     if not check.ok:
         out.update(median_ms=check.honest_ms, ci_low_ms=check.honest_ms, ci_high_ms=check.honest_ms,
@@ -106,14 +112,18 @@ def baseline_file(spec, directory: str) -> str:
 def run_benchmarks(runner, cases: list) -> None:
     """Fill ``runner.result.benchmarks``; a failure there rejects the solution."""
     result = runner.result
+    started = time.perf_counter()
     peaks = get_peaks(runner.device, result.environment, runner.options.remeasure_peaks)
     result.environment["peaks"] = peaks
+    result.phases_s["peaks"] = time.perf_counter() - started
     for case in cases:
         runner.events.status(f"timing {case.name} ({case.label()})")
         entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
+        started = time.perf_counter()
         try:
             runner.ensure_worker()
             entry.update(timing_summary(bench_case(runner, runner.worker, case, check=True)))
+            entry["phases_s"]["judge_wall_s"] = round(time.perf_counter() - started, 3)
         except BenchFailure as exc:
             entry.update(verdict=exc.verdict.value, message=exc.message)
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
@@ -122,7 +132,9 @@ def run_benchmarks(runner, cases: list) -> None:
         if entry["verdict"] != "accepted":
             return
     runner.events.status("timing the torch baseline")
+    started = time.perf_counter()
     _time_baseline(runner, cases, peaks)
+    result.phases_s["torch_baseline"] = time.perf_counter() - started
 
 
 def _time_baseline(runner, cases: list, peaks: dict) -> None:
@@ -135,8 +147,10 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
         try:
             worker.start(runner.options.compile_timeout)
             for entry, case in zip(result.benchmarks, cases):
+                started = time.perf_counter()
                 try:
                     _add_torch(entry, timing_summary(bench_case(runner, worker, case, check=False)))
+                    entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
                 except BenchFailure as exc:
                     entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:

@@ -1,0 +1,126 @@
+"""``judge leaderboard`` and ``judge history``, and the recording hook of run/rank."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from pathlib import Path
+
+import click
+
+from ..report.console import make_console
+from .base import UserError, challenge_argument, json_option, main_group
+
+__all__ = ["db_option", "history_options", "record_results"]
+
+
+def db_option(func):
+    return click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+                        help="History database [default: $JUDGE_DB, else history.db in $JUDGE_DATA_DIR, "
+                             "$XDG_DATA_HOME/judge or ~/.local/share/judge].")(func)
+
+
+def history_options(func):
+    """--db and --no-history, for commands whose results are recorded."""
+    func = click.option("--no-history", is_flag=True, help="Do not record the result in the history.")(func)
+    return db_option(func)
+
+
+def record_results(db_path: str | None, no_history: bool, command: str, results: list[dict]) -> str | None:
+    """Record ``results`` (RunResult.as_dict()s); a warning for stderr when that failed, else None.
+
+    A ``judge rank`` records one row per solution, sharing a batch id.
+    """
+    if no_history:
+        return None
+    from ..history import HistoryError, connect, default_db_path, record_result
+
+    path = default_db_path(db_path)
+    batch = uuid.uuid4().hex if command == "rank" else None
+    try:
+        conn = connect(path)
+        try:
+            for result in results:
+                record_result(conn, result, command, batch)
+        finally:
+            conn.close()
+    except (HistoryError, sqlite3.Error, OSError) as exc:
+        return (f"warning: the result was not recorded in the history ({path}): {exc}\n"
+                "hint: --db PATH (or $JUDGE_DB) picks another database; --no-history skips recording")
+    return None
+
+
+def _open_existing(db_path: str | None):
+    """The database if it exists (None otherwise: reading never creates one)."""
+    from ..history import HistoryError, connect, default_db_path
+
+    path = default_db_path(db_path)
+    if not path.exists():
+        return path, None
+    try:
+        return path, connect(path)
+    except HistoryError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _challenge_name(challenge: str) -> str:
+    """A spec file's challenge name, or the name as given (history outlives spec files)."""
+    if challenge.endswith((".yaml", ".yml")):
+        from .base import load_spec_or_exit
+
+        return load_spec_or_exit(challenge).name
+    return challenge
+
+
+@main_group.command("leaderboard")
+@challenge_argument
+@click.option("--device", "device_filter", default=None, metavar="NAME",
+              help="Only results on devices whose name contains NAME (e.g. H200).")
+@json_option
+@db_option
+def leaderboard_command(challenge, device_filter, as_json, db_path) -> None:
+    """The best accepted GPU result per solution (by content hash) per device, ranked.
+
+    Scores are geometric means over the benchmark cases of median times, from
+    the local history of 'judge run' and 'judge rank'.
+    """
+    from ..history import accepted_runs, benchmarks_of, untimed_accepted
+    from ..leaderboard import build_leaderboard
+    from ..report.ranking import document_to_json, render_leaderboard
+
+    name = _challenge_name(challenge)
+    path, conn = _open_existing(db_path)
+    doc = {"challenge": name, "database": str(path), "device_filter": device_filter, "boards": [],
+           "warnings": [], "cpu_runs": 0}
+    if conn is not None:
+        try:
+            runs = accepted_runs(conn, name)
+            doc.update(build_leaderboard(runs, benchmarks_of(conn, [r["id"] for r in runs]), device_filter))
+            doc["cpu_runs"] = untimed_accepted(conn, name)
+        finally:
+            conn.close()
+    if as_json:
+        click.echo(document_to_json(doc))
+    else:
+        render_leaderboard(make_console(), doc)
+
+
+@main_group.command("history")
+@click.argument("challenge", required=False, metavar="[CHALLENGE]")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="How many runs to show.")
+@json_option
+@db_option
+def history_command(challenge, limit, as_json, db_path) -> None:
+    """The most recent recorded runs (of CHALLENGE when given), newest first."""
+    from ..history import recent_runs
+    from ..report.ranking import document_to_json, render_history
+
+    path, conn = _open_existing(db_path)
+    rows = []
+    if conn is not None:
+        rows = recent_runs(conn, _challenge_name(challenge) if challenge else None, limit)
+        conn.close()
+    if as_json:
+        click.echo(document_to_json({"database": str(path), "runs": rows}))
+    else:
+        render_history(make_console(), rows, str(Path(path)))

@@ -1,0 +1,169 @@
+"""``judge rank CHALLENGE SOLUTION...`` and ``judge sweep CHALLENGE SOLUTION...``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..report.console import make_console, plain_wanted
+from .base import UserError, challenge_argument, check_solution_file, judging_options, json_option, \
+    load_spec_or_exit, main_group
+from .history import history_options, record_results
+from .run import ProgressEvents, build_options
+
+
+class RankProgress(ProgressEvents):
+    """ProgressEvents with one bar per solution's tests, then one for the timing rounds."""
+
+    def __init__(self, enabled: bool):
+        super().__init__(enabled)
+        self.rounds_task = None
+
+    def started(self, result, total_cases: int) -> None:
+        if self.progress is not None:
+            self.task = self.progress.add_task(f"{result.solution}: tests", total=total_cases)
+
+    def solution_started(self, path: str, index: int, total: int) -> None: ...
+    def solution_finished(self, result) -> None: ...
+
+    def round_finished(self, rounds, plan) -> None:
+        if self.progress is None:
+            return
+        text = f"timing: {rounds.rounds} round(s), {rounds.elapsed_s:.1f} s of {plan.budget_s:.0f} s"
+        if self.rounds_task is None:
+            self.rounds_task = self.progress.add_task(text, total=plan.budget_s)
+        self.progress.update(self.rounds_task, description=text, completed=min(rounds.elapsed_s, plan.budget_s))
+
+
+def _paths(solutions: tuple) -> list[str]:
+    paths = [check_solution_file(s) for s in solutions]
+    seen = set()
+    for p in paths:
+        if p in seen:
+            raise UserError(f"{p} is given twice")
+        seen.add(p)
+    return paths
+
+
+def _check_plot(plot_path: str | None, options) -> None:
+    """Fail before judging when a plot was asked for and cannot be drawn."""
+    if plot_path is None:
+        return
+    from ..plots import PlotUnavailable, require_matplotlib
+    from ..runner import detect_mode
+
+    try:
+        require_matplotlib()
+    except PlotUnavailable as exc:
+        raise UserError(str(exc)) from None
+    if detect_mode(options)[0]:
+        raise UserError("--plot draws GPU timings, and this is CPU mode (Triton's interpreter): there is nothing "
+                        "to plot; leave --plot out to rank by correctness")
+
+
+def _write_plot(chart, doc: dict, plot_path: str | None) -> str | None:
+    """Draw ``doc`` into ``plot_path``; a warning for stderr when it could not be done."""
+    if plot_path is None:
+        return None
+    from ..plots import PlotUnavailable
+
+    try:
+        chart(doc, plot_path)
+    except PlotUnavailable as exc:
+        return f"warning: no plot: {exc}"
+    doc["plot"] = plot_path
+    return None
+
+
+@main_group.command("rank")
+@challenge_argument
+@click.argument("solutions", nargs=-1, required=True, metavar="SOLUTION...")
+@judging_options
+@json_option
+@click.option("--budget", type=click.FloatRange(0.1), default=None,
+              help="Wall-clock seconds for the timing rounds in all [default: 2 per timed worker and benchmark "
+                   "case]; at least 3 rounds are always run.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a bar chart with CIs (.png, .svg or .pdf; needs judge[plot]).")
+@click.option("--remeasure-peaks", is_flag=True, help="Measure the device's copy and matmul peaks again.")
+@history_options
+def rank_command(challenge, solutions, seed, interpret, device, timeout, compile_timeout, as_json, budget,
+                 plot_path, remeasure_peaks, db_path, no_history) -> None:
+    """Judge several SOLUTIONs on the same cases and seed, and rank the accepted ones by speed.
+
+    Solutions are timed together in interleaved rounds; the score is the
+    geometric mean over the benchmark cases of median times.  In CPU mode the
+    ranking is by correctness only.  Exit status: 0 all accepted, 1 any
+    rejected, 2 usage error.
+    """
+    from ..plots import rank_chart
+    from ..ranker import rank_solutions
+    from ..ranking import RoundPlan
+    from ..report.ranking import document_to_json, render_rank
+
+    spec = load_spec_or_exit(challenge)
+    paths = _paths(solutions)
+    options = build_options(seed, interpret, device, timeout, compile_timeout, remeasure_peaks=remeasure_peaks)
+    _check_plot(plot_path, options)
+    plan = RoundPlan(budget_s=budget) if budget is not None else None
+    with RankProgress(enabled=not plain_wanted(sys.stderr)) as events:
+        result = rank_solutions(spec, paths, options, plan, events)
+    doc = result.as_dict()
+    warnings = [record_results(db_path, no_history, "rank", doc["results"]),
+                _write_plot(rank_chart, doc, plot_path)]
+    if as_json:
+        click.echo(document_to_json(doc))
+    else:
+        render_rank(make_console(), doc)
+        if doc.get("plot"):
+            click.echo(f"plot written to {doc['plot']}")
+    for warning in filter(None, warnings):
+        click.echo(warning, err=True)
+    sys.exit(0 if result.all_accepted else 1)
+
+
+@main_group.command("sweep")
+@challenge_argument
+@click.argument("solutions", nargs=-1, required=True, metavar="SOLUTION...")
+@judging_options
+@json_option
+@click.option("--sizes", default=None,
+              help="Comma-separated sizes: N (every size parameter = N) or name=V:name=V "
+                   "[default: the 6 largest powers of two the challenge allows].")
+@click.option("--budget", type=click.FloatRange(0.1), default=None,
+              help="Wall-clock seconds for the timing rounds in all [default: 0.5 per worker and size]; "
+                   "at least 2 rounds are always run.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the chart of rate against size (.png, .svg or .pdf; needs judge[plot]).")
+def sweep_command(challenge, solutions, seed, interpret, device, timeout, compile_timeout, as_json, sizes,
+                  budget, plot_path) -> None:
+    """Bandwidth (or TFLOP/s) against size for each SOLUTION, with torch and the peak (GPU only).
+
+    Every timed call is verified; the full functional tests are not run
+    (judge rank runs them).  Exit status: 0 all timed, 1 any failed, 2 usage error.
+    """
+    from ..plots import sweep_chart
+    from ..report.ranking import document_to_json, render_sweep
+    from ..sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
+
+    spec = load_spec_or_exit(challenge)
+    paths = _paths(solutions)
+    options = build_options(seed, interpret, device, timeout, compile_timeout)
+    _check_plot(plot_path, options)
+    try:
+        chosen = parse_sizes(sizes, spec) if sizes else default_sizes(spec)
+        with RankProgress(enabled=not plain_wanted(sys.stderr)) as events:
+            doc = sweep(spec, paths, options, chosen, budget, events)
+    except SweepUnavailable as exc:
+        raise UserError(str(exc)) from None
+    warning = _write_plot(sweep_chart, doc, plot_path)
+    if as_json:
+        click.echo(document_to_json(doc))
+    else:
+        render_sweep(make_console(), doc)
+        if doc.get("plot"):
+            click.echo(f"plot written to {doc['plot']}")
+    if warning:
+        click.echo(warning, err=True)
+    sys.exit(0 if all(s["verdict"] == "accepted" for s in doc["series"]) else 1)

@@ -1,0 +1,376 @@
+"""``judge rank``: several solutions on the same cases and seed, then timed together.
+
+1. Each solution runs the functional tests through the ordinary ``Runner``
+   (benchmarks off); a rejected one is listed with its verdict and reason
+   and never stops the others.
+2. On a GPU, the accepted ones keep their worker alive, the torch baseline
+   gets a worker of its own, and all of them are timed in interleaved rounds
+   (ranking.measure_in_rounds): per round and benchmark case each one is
+   asked for k timed calls.  Every timed call is verified as in ``judge run``.
+3. Pooled samples per case give each solution's benchmark entries (the same
+   shape as ``judge run``'s), and ranking.rank_entries orders them.
+
+In CPU mode (Triton's interpreter) there are no GPU times: the ranking is by
+correctness only, and the result says so.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+
+from .cases import Case, benchmark_cases, call_seed
+from .ranking import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
+from .runner import Events, Options, Runner, RunResult, detect_mode, headline
+from .verdict import Verdict
+
+__all__ = ["RankEvents", "RankResult", "Participant", "rank_solutions", "default_budget", "timed_entry",
+           "run_rounds", "start_torch", "TORCH"]
+
+TORCH = "torch"  # the baseline's name in the rounds and the reference rows
+BUDGET_PER_SLOT_S = 2.0
+
+
+def default_budget(participants: int, cases: int) -> float:
+    """Wall-clock seconds for the rounds: 2 s per participant and benchmark case."""
+    return BUDGET_PER_SLOT_S * max(1, participants) * max(1, cases)
+
+
+class RankEvents(Events):
+    """Progress callbacks of a ranking (the CLI draws them on stderr)."""
+
+    def solution_started(self, path: str, index: int, total: int) -> None: ...
+    def solution_finished(self, result: RunResult) -> None: ...
+    def round_finished(self, rounds: Rounds, plan: RoundPlan) -> None: ...
+
+
+@dataclass
+class RankResult:
+    challenge: str
+    seed: int
+    mode: str
+    device: str
+    bound: str
+    cases: list = field(default_factory=list)  # the benchmark Cases
+    results: list = field(default_factory=list)  # RunResult per solution, in the order given
+    standings: list = field(default_factory=list)
+    references: list = field(default_factory=list)
+    rounds: Rounds | None = None
+    plan: RoundPlan | None = None
+    peaks: dict = field(default_factory=dict)
+    torch: dict = field(default_factory=dict)  # the baseline's timing entries by case name
+    notes: list = field(default_factory=list)
+    environment: dict = field(default_factory=dict)
+
+    @property
+    def timed(self) -> bool:
+        return self.rounds is not None
+
+    @property
+    def all_accepted(self) -> bool:
+        return all(r.verdict == Verdict.ACCEPTED for r in self.results)
+
+    def as_dict(self) -> dict:
+        """The ``--json`` document's body (docs/ranking.md)."""
+        by_name = {r.solution: r for r in self.results}
+        return {
+            "challenge": self.challenge, "seed": self.seed, "mode": self.mode, "device": self.device,
+            "bound": self.bound, "timed": self.timed,
+            "method": _method(self.rounds, self.plan),
+            "cases": [{"name": c.name, "params": dict(c.params)} for c in self.cases],
+            "ranking": [dict(s.as_dict(), cases=_case_rows(by_name[s.name])) for s in self.standings],
+            "references": list(self.references), "peaks": dict(self.peaks), "notes": list(self.notes),
+            "environment": dict(self.environment), "results": [r.as_dict() for r in self.results],
+        }
+
+
+def _method(rounds: Rounds | None, plan: RoundPlan | None) -> dict | None:
+    if rounds is None or plan is None:
+        return None
+    return {"order": "interleaved rounds, rotating order", "rounds": rounds.rounds,
+            "stop_reason": rounds.stop_reason, "elapsed_s": round(rounds.elapsed_s, 3),
+            "budget_s": plan.budget_s, "target_rel_ci": plan.target_rel_ci, "min_rounds": plan.min_rounds,
+            "score": "geometric mean over benchmark cases of median times"}
+
+
+CASE_FIELDS = ("name", "params", "verdict", "median_ms", "ci_low_ms", "ci_high_ms", "min_ms", "max_ms",
+               "calls", "rounds", "gbps", "tflops", "pct_of_peak", "peak_kind", "copy_bound_ms",
+               "torch_median_ms", "vs_torch", "timer_trusted", "launch_bound", "notes")
+
+
+def _case_rows(result: RunResult) -> list[dict]:
+    """Per-case timings of one solution without the raw samples (those are under results)."""
+    return [{k: b.get(k) for k in CASE_FIELDS if k in b} for b in result.benchmarks]
+
+
+# -- participants in the rounds ---------------------------------------------------
+def round_seed(run_seed: int, round_index: int) -> int:
+    """Every participant gets the same inputs in a round, and new ones the next round."""
+    return call_seed(run_seed, "rank-round", round_index)
+
+
+class Participant:
+    """One worker in the rounds: an accepted solution's runner, or the torch baseline.
+
+    Has the ``options``, ``seed`` and ``reference`` attributes that
+    timing.benchmark.bench_case reads from a runner.
+    """
+
+    def __init__(self, name: str, options: Options, run_seed: int, runner: Runner | None = None,
+                 worker=None):
+        self.name, self.options, self.run_seed = name, options, run_seed
+        self.runner, self._worker = runner, worker
+        self.reference = runner.reference if runner is not None else None  # None: outputs not checked
+        self.seed = run_seed
+        self.audits: dict[str, list] = {}
+        self.verified: dict[str, int] = {}
+        self.failed_case: Case | None = None
+
+    def worker(self):
+        if self.runner is not None:
+            self.runner.ensure_worker()  # a crashed worker is replaced, as in judge run
+            return self.runner.worker
+        return self._worker
+
+    def sample(self, case: Case, round_index: int, calls: int) -> list[float]:
+        """Exactly ``calls`` timed calls of ``case`` (after the worker's warm-up)."""
+        from .timing.benchmark import BenchFailure, bench_case
+        from .worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
+
+        self.seed = round_seed(self.run_seed, round_index)
+        rule = {"min_calls": calls, "max_calls": calls, "budget_s": 1e9}
+        try:
+            done = bench_case(self, self.worker(), case, check=self.reference is not None, rule=rule)
+        except BenchFailure as exc:
+            self.failed_case = case
+            raise DroppedOut(exc.verdict.value, exc.message) from None
+        except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
+            self.failed_case = case
+            raise DroppedOut(Verdict.RUNTIME_ERROR.value, str(exc)) from None
+        self.audits.setdefault(case.name, []).extend(done["audits"])
+        self.verified[case.name] = self.verified.get(case.name, 0) + done["verified"]
+        return done["samples_ms"]
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+
+
+def start_torch(spec, device: str, options: Options, run_seed: int, directory: str) -> Participant:
+    """The torch baseline in a worker of its own (raises the worker's exceptions)."""
+    from .timing.benchmark import baseline_file
+    from .worker.client import Worker
+
+    worker = Worker(baseline_file(spec, directory), spec.source, device, False, options.worker_env)
+    try:
+        worker.start(options.compile_timeout)
+    except BaseException:
+        worker.stop()
+        raise
+    return Participant(TORCH, options, run_seed, worker=worker)
+
+
+def run_rounds(participants: list[Participant], cases: list[Case], plan: RoundPlan,
+               events: RankEvents, clock=time.monotonic) -> Rounds:
+    by_name = {p.name: p for p in participants}
+    by_case = {c.name: c for c in cases}
+
+    def sample(name: str, case: str, round_index: int, calls: int):
+        events.status(f"round {round_index + 1}: timing {name} on {case}")
+        return by_name[name].sample(by_case[case], round_index, calls)
+
+    return measure_in_rounds([p.name for p in participants], [c.name for c in cases], sample, plan, clock,
+                             lambda rounds: events.round_finished(rounds, plan))
+
+
+# -- the pipeline -----------------------------------------------------------------------
+def rank_solutions(spec, solutions: list[str], options: Options, plan: RoundPlan | None = None,
+                   events: RankEvents | None = None) -> RankResult:
+    """Judge ``solutions`` on the same cases and seed, time the accepted ones together, rank them.
+
+    ``plan`` None: RoundPlan defaults with ``default_budget`` for the budget.
+    """
+    if len(set(solutions)) != len(solutions):
+        raise ValueError("each solution may be given once")
+    events = events or RankEvents()
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+    options = replace(options, seed=seed, benchmark=False)
+    interpret, device = detect_mode(options)
+    runners: list[Runner] = []
+    try:
+        for index, path in enumerate(solutions):
+            runners.append(_judge_one(spec, path, options, events, index, len(solutions), keep=not interpret))
+        out = _new_result(spec, runners, seed)
+        accepted = [r for r in runners if r.result.verdict == Verdict.ACCEPTED]
+        if _can_time(out, interpret, accepted):
+            _time_accepted(out, spec, accepted, options, plan, events)
+        out.standings = rank_entries([_entry(r.result, out.timed) for r in runners])
+        _add_references(out)
+        return out
+    finally:
+        for runner in runners:
+            runner.close()
+
+
+def _judge_one(spec, path: str, options: Options, events: RankEvents, index: int, total: int,
+               keep: bool) -> Runner:
+    """Functional tests of one solution; its worker stays alive when it may be timed."""
+    events.solution_started(path, index, total)
+    runner = Runner(spec, path, options, events)
+    try:
+        runner.run()
+    finally:
+        if not keep or runner.result.verdict != Verdict.ACCEPTED:
+            runner.close()
+    events.solution_finished(runner.result)
+    return runner
+
+
+def _new_result(spec, runners: list[Runner], seed: int) -> RankResult:
+    first = runners[0].result
+    return RankResult(challenge=spec.name, seed=seed, mode=first.mode, device=first.device, bound=spec.bound,
+                      cases=benchmark_cases(spec), results=[r.result for r in runners],
+                      environment=dict(first.environment))
+
+
+def _can_time(out: RankResult, interpret: bool, accepted: list) -> bool:
+    if interpret:
+        out.notes.append("CPU mode (Triton interpreter): there are no GPU timings, so solutions are ranked by "
+                         "correctness only and every accepted one shares rank 1; run on a CUDA GPU to rank "
+                         "by speed")
+        return False
+    if not out.cases:
+        out.notes.append("the challenge has no benchmark cases: ranked by correctness only")
+        return False
+    if not accepted:
+        out.notes.append("no solution was accepted: nothing to time")
+        return False
+    return True
+
+
+def _time_accepted(out: RankResult, spec, accepted: list[Runner], options: Options, plan: RoundPlan | None,
+                   events: RankEvents) -> None:
+    from .timing.peaks import get_peaks
+    from .worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
+
+    out.peaks = get_peaks(accepted[0].device, out.environment, options.remeasure_peaks)
+    participants = [Participant(r.solution, options, out.seed, runner=r) for r in accepted]
+    with tempfile.TemporaryDirectory(prefix="judge-rank-") as tmp:
+        try:
+            participants.append(start_torch(spec, accepted[0].device, options, out.seed, tmp))
+        except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
+            out.notes.append(f"the torch baseline could not be timed: {headline(str(exc))}")
+        out.plan = plan or RoundPlan(budget_s=default_budget(len(participants), len(out.cases)))
+        try:
+            out.rounds = run_rounds(participants, out.cases, out.plan, events)
+        finally:
+            for p in participants:
+                p.close()
+    out.torch = _torch_entries(out, participants)
+    for p in participants:
+        if p.runner is not None:
+            _fill_benchmarks(out, spec, p, len(participants))
+
+
+def _torch_entries(out: RankResult, participants: list[Participant]) -> dict:
+    torch = next((p for p in participants if p.name == TORCH), None)
+    if torch is None:
+        return {}
+    if TORCH in out.rounds.failures:
+        out.notes.append(f"the torch baseline failed while timed: {headline(out.rounds.failures[TORCH].message)}")
+        return {}
+    return {c.name: timed_entry(out.rounds, torch, c) for c in out.cases}
+
+
+def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
+    """A benchmark entry from the pooled samples of ``p`` on ``case``, with the host-clock cross-check."""
+    from .timing.benchmark import timing_summary
+
+    done = {"samples_ms": rounds.pooled(p.name, case.name), "audits": p.audits.get(case.name, []),
+            "stop_reason": rounds.stop_reason, "verified": p.verified.get(case.name, 0)}
+    entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
+    entry.update(timing_summary(done))
+    entry["rounds"] = len({r for r, name, c, _ in rounds.schedule if name == p.name and c == case.name})
+    return entry
+
+
+def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int) -> None:
+    """The solution's benchmark entries, in the shape ``judge run`` gives them."""
+    from .timing.speed import speed_of_light, speedup_text
+
+    result = p.runner.result
+    result.environment["peaks"] = out.peaks
+    result.phases_s["benchmarks"] = out.rounds.elapsed_s
+    failure = out.rounds.failures.get(p.name)
+    if failure is not None:
+        case = p.failed_case
+        result.benchmarks = [{"name": case.name, "params": dict(case.params), "verdict": failure.verdict,
+                              "message": failure.message}]
+        result.verdict = Verdict(failure.verdict)
+        result.message = p.runner.summary_message()
+        return
+    for case in out.cases:
+        entry = timed_entry(out.rounds, p, case)
+        entry["bytes"], entry["flops"] = spec.bytes_moved(case.params), spec.flops(case.params)
+        entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, out.peaks))
+        torch = out.torch.get(case.name)
+        if torch is not None:
+            entry.update(torch_median_ms=torch["median_ms"], torch_ci_ms=[torch["ci_low_ms"], torch["ci_high_ms"]],
+                         speedup_vs_torch=torch["median_ms"] / entry["median_ms"],
+                         vs_torch=speedup_text(entry["median_ms"], torch["median_ms"]))
+        result.benchmarks.append(entry)
+    result.notes.append(f"timed by judge rank in {out.rounds.rounds} interleaved rounds with {workers - 1} other "
+                        f"worker(s); stopped: {out.rounds.stop_reason}")
+
+
+def _entry(result: RunResult, timed: bool) -> Entry:
+    cases = {}
+    if timed and result.verdict == Verdict.ACCEPTED:
+        cases = {b["name"]: Estimate(b["median_ms"], b["ci_low_ms"], b["ci_high_ms"]) for b in result.benchmarks}
+    return Entry(result.solution, result.verdict.value, headline(result.message), cases)
+
+
+# -- reference rows ------------------------------------------------------------------
+def _add_references(out: RankResult) -> None:
+    """The torch baseline and the physical bound as rows beside the ranking (not ranked)."""
+    best = out.standings[0].score if out.standings and out.standings[0].score else None
+    if best is None:
+        return
+    rows = []
+    torch = out.torch
+    if torch and len(torch) == len(out.cases):
+        rows.append(_reference_row(TORCH, "torch baseline, timed in the same rounds",
+                                   {n: Estimate(e["median_ms"], e["ci_low_ms"], e["ci_high_ms"])
+                                    for n, e in torch.items()}, best))
+    bound = _bound_estimates(out)
+    if bound:
+        rows.append(_reference_row(*bound, best))
+    out.references = rows
+
+
+def _bound_estimates(out: RankResult):
+    """The copy bound (memory-bound) or the fp32 matmul peak time (compute-bound), per case."""
+    accepted = next((r for r in out.results if r.verdict == Verdict.ACCEPTED and r.benchmarks), None)
+    if accepted is None:
+        return None
+    if out.bound == "memory" and all(b.get("copy_bound_ms") for b in accepted.benchmarks):
+        return ("copy bound", f"bytes moved at the copy bandwidth ({out.peaks.get('copy_gbps', 0):.0f} GB/s)",
+                {b["name"]: Estimate.exact(b["copy_bound_ms"]) for b in accepted.benchmarks})
+    peak = out.peaks.get("fp32_tflops")
+    if out.bound == "compute" and peak and all(b.get("flops") for b in accepted.benchmarks):
+        return ("fp32 peak", f"FLOPs at the cuBLAS fp32 rate ({peak:.1f} TFLOP/s)",
+                {b["name"]: Estimate.exact(b["flops"] / (peak * 1e12) * 1e3) for b in accepted.benchmarks})
+    return None
+
+
+def _reference_row(name: str, what: str, cases: dict, best: Estimate) -> dict:
+    from .ranking import ratio_text, score
+
+    s = score(cases.values())
+    r = ratio_to(s, best)
+    return {"name": name, "what": what, "score_ms": s.median, "score_ci_ms": [s.low, s.high],
+            "ratio_to_best": r.value, "ratio_ci": [r.low, r.high], "vs_best": ratio_text(r),
+            "cases": [{"name": n, "median_ms": e.median, "ci_low_ms": e.low, "ci_high_ms": e.high}
+                      for n, e in cases.items()]}
