@@ -77,39 +77,34 @@ class ManifestError(ValueError):
 
 @dataclass
 class ChallengeResolver:
-    """Challenge names to spec files: manifest aliases, then --specs folders,
-    then the built-in challenges, then (for names ending in .yaml) a path."""
+    """Challenge names to spec files: a manifest's aliases first, then the
+    catalog's search path (--challenges-dir, $JUDGE_CHALLENGES_PATH, built-ins);
+    a name ending in .yaml (``file.yaml#variant`` too) is a path from ``base_dir``."""
 
-    aliases: dict = field(default_factory=dict)  # name -> Path
-    spec_dirs: tuple = ()  # of Path
+    aliases: dict = field(default_factory=dict)  # name -> spec path (str or Path)
+    search: object = None  # a catalog.SearchPath; None: the environment's
 
-    def resolve(self, name: str, base_dir: Path | None = None) -> Path:
-        """The spec file for ``name``; ``LookupError`` with the known names if none."""
+    def resolve(self, name: str, base_dir: Path | None = None) -> str:
+        """The spec (a path, or ``<file>#<variant>``) for ``name``; ``LookupError`` if none."""
+        from .catalog import find_spec_path
+
         if name in self.aliases:
-            return Path(self.aliases[name])
-        if name.endswith((".yaml", ".yml")):
-            path = Path(name) if base_dir is None or Path(name).is_absolute() else base_dir / name
-            if path.is_file():
-                return path
-            raise LookupError(f"no such spec file: {path}")
-        for folder in [*self.spec_dirs, _builtin_dir()]:
-            for suffix in (".yaml", ".yml"):
-                candidate = Path(folder) / f"{name}{suffix}"
-                if candidate.is_file():
-                    return candidate
-        raise LookupError(f"unknown challenge {name!r}; known: {', '.join(self.known_names()) or 'none'}")
-
-    def known_names(self) -> list[str]:
-        names = list(self.aliases)
-        for folder in [*self.spec_dirs, _builtin_dir()]:
-            names += [p.stem for p in sorted(Path(folder).glob("*.y*ml")) if p.stem not in names]
-        return names
+            return str(self.aliases[name])
+        if _is_spec_path(name) and base_dir is not None and not Path(name).is_absolute():
+            name = str(base_dir / name)
+        return str(find_spec_path(name, self.search))  # UnknownChallenge, ChallengeConflict: LookupErrors
 
 
-def _builtin_dir() -> Path:
-    from .catalog import builtin_dir
+def _is_spec_path(name: str) -> bool:
+    return _split_variant(name)[0].endswith((".yaml", ".yml"))
 
-    return builtin_dir()
+
+def _split_variant(spec_path: str) -> tuple[str, str]:
+    """``("file.yaml", "variant")`` for ``file.yaml#variant``; ``(spec_path, "")`` otherwise."""
+    file, hash_sign, variant = spec_path.rpartition("#")
+    if hash_sign and file.endswith((".yaml", ".yml")):
+        return file, variant
+    return spec_path, ""
 
 
 def discover(root: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
@@ -150,10 +145,11 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 
 def parse_manifest(text: str, source: str, base_dir: Path,
-                   spec_dirs: Iterable[Path] = ()) -> tuple[ChallengeResolver, list[tuple[str, str, str]]]:
+                   search=None) -> tuple[ChallengeResolver, list[tuple[str, str, str]]]:
     """Validate a manifest; return its resolver and ``(who, challenge, path)`` items.
 
-    Paths are relative to ``base_dir`` (the manifest's folder).  Every problem
+    Paths are relative to ``base_dir`` (the manifest's folder); ``search`` is the
+    catalog's search path for challenge names.  Every problem
     found is collected into one ``ManifestError``.  A listed file that does not
     exist is *not* an error here: it is graded as a missing submission.
     """
@@ -166,7 +162,7 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     problems = [f"unknown key {k!r}; allowed: {', '.join(MANIFEST_KEYS)}" for k in data if k not in MANIFEST_KEYS]
     if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
         problems.append(f"version: {data['version']!r} is not supported (only {MANIFEST_VERSION})")
-    resolver = ChallengeResolver(_manifest_aliases(data.get("challenges"), base_dir, problems), tuple(spec_dirs))
+    resolver = ChallengeResolver(_manifest_aliases(data.get("challenges"), base_dir, problems), search)
     items = _manifest_items(data["submissions"], base_dir, resolver, problems)
     if problems:
         raise ManifestError(source, problems)
@@ -181,12 +177,12 @@ def _manifest_aliases(section, base_dir: Path, problems: list[str]) -> dict:
         return {}
     aliases = {}
     for name, spec in section.items():
-        if not isinstance(spec, str) or not spec.endswith((".yaml", ".yml")):
+        if not isinstance(spec, str) or not _is_spec_path(spec):
             problems.append(f"challenges.{name}: expected the path of a .yaml spec, got {spec!r}")
-        elif not (base_dir / spec).is_file():
+        elif not (base_dir / spec.rsplit("#", 1)[0]).is_file():
             problems.append(f"challenges.{name}: no such spec file: {base_dir / spec}")
         else:
-            aliases[str(name)] = base_dir / spec
+            aliases[str(name)] = str(base_dir / spec)
     return aliases
 
 
@@ -219,12 +215,15 @@ def _manifest_items(section, base_dir: Path, resolver: ChallengeResolver, proble
 def entries_for(items: Iterable[tuple[str, str, str]], resolver: ChallengeResolver,
                 check_file: Callable[[str], str], base_dir: Path | None = None) -> list[Entry]:
     """Entries with resolved specs; an unknown challenge or an unusable file
-    becomes the entry's ``problem`` (``check_file`` returns "" for a usable file)."""
+    becomes the entry's ``problem`` (``check_file`` returns "" for a usable file).
+    Raises ``catalog.ChallengeConflict`` when a name is defined twice."""
+    from .catalog import UnknownChallenge
+
     entries = []
     for who, challenge, path in items:
         try:
-            spec_path = str(resolver.resolve(challenge, base_dir))
-        except LookupError as exc:
+            spec_path = resolver.resolve(challenge, base_dir)
+        except UnknownChallenge as exc:  # a conflict on the search path is the organiser's: it propagates
             entries.append(Entry(who, challenge, path, None, str(exc)))
             continue
         entries.append(Entry(who, challenge, path, spec_path, check_file(path)))
@@ -295,11 +294,13 @@ def _secret_fingerprint(secret: str) -> str | None:
 
 
 def resume_key(entry: Entry, settings: GradeSettings) -> str | None:
-    """sha256 of the solution's bytes, the spec's bytes, the settings and the
-    secret; None when the entry cannot be judged (re-checking it costs nothing)."""
+    """sha256 of the solution's bytes, the spec file's bytes (and variant), the
+    settings and the secret; None when the entry cannot be judged (re-checking
+    it costs nothing)."""
     if entry.problem or entry.spec_path is None:
         return None
-    material = {"solution": _file_digest(entry.path), "spec": _file_digest(entry.spec_path),
+    spec_file, variant = _split_variant(entry.spec_path)
+    material = {"solution": _file_digest(entry.path), "spec": _file_digest(spec_file), "variant": variant,
                 "settings": settings.key_fields(), "secret": _secret_fingerprint(settings.secret)}
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 

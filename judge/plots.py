@@ -83,8 +83,8 @@ def rank_chart(doc: dict, path: str) -> None:
     metric = rank_metric(doc)
     names = [_short(s["solution"], [r["solution"] for r in doc["ranking"]]) for s in ranked]
     cases = doc["cases"]
-    fig, axes = plt.subplots(1, len(cases), figsize=(6.0 * len(cases), 1.2 + 0.55 * len(ranked)),
-                             squeeze=False)
+    fig, axes = plt.subplots(1, len(cases), figsize=(6.0 * len(cases), 1.6 + 0.55 * len(ranked)),
+                             squeeze=False, layout="constrained")
     for index, (ax, case) in enumerate(zip(axes[0], cases)):
         _rank_panel(ax, doc, ranked, names, case["name"], metric, show_names=index == 0)
     fig.suptitle(_rank_title(doc, metric), fontsize=11)
@@ -93,21 +93,23 @@ def rank_chart(doc: dict, path: str) -> None:
 
 
 def _rank_panel(ax, doc, ranked, names, case_name, metric, show_names) -> None:
-    values, errors = [], [[], []]
+    values, errors, labels = [], [[], []], []
     for s in ranked:
         case = next(c for c in s["cases"] if c["name"] == case_name)
         value, lower, upper = _bar_value(case, metric)
         values.append(value)
         errors[0].append(lower)
         errors[1].append(upper)
+        pct = case.get("pct_of_peak") if metric != "ms" else None
+        labels.append(_label(value, metric) + (f" · {pct:.{0 if pct >= 10 else 1}f}% of peak" if pct is not None
+                                               else ""))
     y = list(range(len(ranked)))
     colours = [SOLUTION_COLOURS[i % len(SOLUTION_COLOURS)] for i in y]
     ax.barh(y, values, xerr=errors, color=colours, capsize=3, height=0.6)
     ax.set_yticks(y, [f"#{s['rank']} {n}" for s, n in zip(ranked, names)] if show_names else [""] * len(y))
     ax.invert_yaxis()  # the best on top
-    for yi, value in zip(y, values):
-        ax.annotate(_label(value, metric), (value, yi), xytext=(4, 0), textcoords="offset points",
-                    va="center", fontsize=8)
+    for yi, value, label in zip(y, values, labels):
+        ax.annotate(label, (value, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
     _reference_lines(ax, doc, case_name, metric)
     ax.set_title(case_name, fontsize=10)
     ax.set_xlabel(f"{UNITS[metric]} ({'higher' if metric != 'ms' else 'lower'} is better)")
@@ -118,9 +120,15 @@ def _rank_panel(ax, doc, ranked, names, case_name, metric, show_names) -> None:
 
 
 def _label(value: float, metric: str) -> str:
-    if metric == "ms":
-        return f"{value:.4g} ms"
-    return f"{value:.0f}" if metric == "gbps" else f"{value:.1f}"
+    """``0.1342 ms`` / ``2.10 µs`` for times; rates without their unit (the axis has it)."""
+    from .report.ranking import format_rate
+    from .timing.report import format_time
+
+    return format_time(value) if metric == "ms" else format_rate(value)
+
+
+def _with_unit(value: float, metric: str) -> str:
+    return _label(value, metric) if metric == "ms" else f"{_label(value, metric)} {UNITS[metric]}"
 
 
 def _reference_lines(ax, doc: dict, case_name: str, metric: str) -> None:
@@ -132,9 +140,9 @@ def _reference_lines(ax, doc: dict, case_name: str, metric: str) -> None:
         style = "--" if ref["name"] == "torch" else ":"
         colour = "black" if ref["name"] == "torch" else "red"
         ax.axvline(value, linestyle=style, color=colour, linewidth=1.2,
-                   label=f"{ref['name']}: {_label(value, metric)} {UNITS[metric]}")
-    if doc["references"]:
-        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+                   label=f"{ref['name']}: {_with_unit(value, metric)}")
+    if doc["references"]:  # where the bars are short: the slowest is at the bottom
+        ax.legend(loc="upper right" if metric == "ms" else "lower right", fontsize=8, framealpha=0.9)
 
 
 def _reference_value(doc: dict, median_ms: float, case_name: str, metric: str) -> float:
@@ -173,17 +181,19 @@ def sweep_chart(doc: dict, path: str) -> None:
     if not live:
         raise PlotUnavailable("nothing to plot: no solution was timed")
     xs = [size["x"] for size in doc["sizes"]]
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
     names = [s["name"] for s in doc["series"]]
     colour = iter(SOLUTION_COLOURS * 4)
     for series in live:
         _sweep_line(ax, series, xs, metric, _short(series["name"], names),
                     "black" if series["kind"] == "torch" else next(colour))
     peak = doc.get("peak")
+    _sweep_axes(ax, doc, xs, metric)
     if peak and peak.get("value") and metric != "ms":
         ax.axhline(peak["value"], color="red", linestyle=":", linewidth=1.5,
                    label=f"{peak['name']}: {peak['value']:.0f} {UNITS[metric]}")
-    _sweep_axes(ax, doc, xs, metric)
+        ax.set_ylim(0, max(ax.get_ylim()[1], peak["value"] * 1.08))  # room above the peak line
+    ax.legend(fontsize=8, loc="best")
     failed = [f"{Path(s['name']).name} ({s['verdict']})" for s in doc["series"] if s["verdict"] != "accepted"]
     if failed:
         fig.text(0.01, -0.02, "not shown: " + ", ".join(failed), fontsize=8, color="dimgray", va="top")
@@ -205,7 +215,7 @@ def _sweep_axes(ax, doc: dict, xs: list, metric: str) -> None:
     if square:
         ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [str(x) if square else s["label"] for x, s in zip(xs, doc["sizes"])],
-                  rotation=0 if square else 30)
+                  rotation=0 if square else 25, ha="center" if square else "right")
     ax.minorticks_off()
     ax.set_xlabel(doc["x_label"])
     ax.set_ylabel(f"{UNITS[metric]} ({'higher' if metric != 'ms' else 'lower'} is better)")
@@ -216,4 +226,3 @@ def _sweep_axes(ax, doc: dict, xs: list, metric: str) -> None:
     ax.set_title(f"{doc['challenge']} on {doc['device']}: {UNITS[metric]} against size (median, 95% CI band)",
                  fontsize=11)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")

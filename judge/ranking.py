@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .timing.stats import Ratio, Stats, format_ratio, geometric_mean
+from .timing.stats import Ratio, Stats, geometric_mean
 
 __all__ = [
     "Estimate", "score", "ratio_to", "ratio_text", "Entry", "Standing", "rank_entries",
@@ -80,11 +80,20 @@ def ratio_to(estimate: Estimate, best: Estimate) -> Ratio:
 
 
 def ratio_text(ratio: Ratio | None) -> str:
-    """``best``, ``1.84 ± 0.05× slower than best`` or ``1.03 ± 0.01× faster than best``."""
+    """``best``, ``1.84 ± 0.05× slower than best`` or ``1.03 ± 0.01× faster than best``.
+
+    Like stats.format_ratio (faster: 1/value, error by the delta method), with
+    a third decimal when the error would round to 0.00.
+    """
     if ratio is None:
         return "-"
-    text = format_ratio(ratio)
-    return text if text == "best" else f"{text} than best"
+    if ratio.value == ratio.low == ratio.high == 1.0:
+        return "best"
+    value, err, word = ratio.value, ratio.err, "slower"
+    if value < 1.0:
+        value, err, word = 1.0 / value, err / value**2, "faster"
+    digits = 3 if 0 < err < 0.005 else 2
+    return f"{value:.{digits}f} ± {err:.{digits}f}× {word} than best"
 
 
 @dataclass(frozen=True)

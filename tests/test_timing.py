@@ -25,7 +25,13 @@ def test_verify_plan_is_reproducible_and_samples_later_calls():
     a = [plan_a.wants(i) for i in range(2000)]
     b = [plan_b.wants(i) for i in range(2000)]
     assert a == b
-    assert 20 < sum(a[10:]) < 120  # about 1 in 32
+    assert sum(a[10:]) == 2  # two later calls, then no more: each check moves the outputs
+
+
+def test_verify_plan_spreads_late_checks():
+    plan = VerifyPlan(seed=3)
+    picks = [i for i in range(5000) if plan.wants(i)]
+    assert len(picks) == 5 and picks[0] == 0 and picks[-1] >= 10
 
 
 def test_cross_check_trusts_honest_calls():

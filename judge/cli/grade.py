@@ -29,7 +29,7 @@ from ..report.console import make_console, table_box
 from ..report.json_export import run_to_json
 from ..report.junit import grade_to_junit
 from ..report.markdown import grade_to_markdown
-from .base import UserError, bench_options, check_solution_file, judging_options, main_group
+from .base import UserError, bench_options, check_solution_file, current_search_path, judging_options, main_group
 
 EXIT_INTERRUPTED = 130
 
@@ -54,16 +54,16 @@ def _files_plan(challenge: str, files: tuple, resolver: ChallengeResolver) -> li
         twice = next(f for f in files if files.count(f) > 1)
         raise UserError(f"{twice} is given twice")
     try:
-        spec_path = str(resolver.resolve(challenge, Path.cwd()))
+        spec_path = resolver.resolve(challenge, Path.cwd())
     except LookupError as exc:
         raise UserError(str(exc)) from None
     return [Entry(f, challenge, check_solution_file(f), spec_path) for f in files]
 
 
-def _manifest_plan(manifest: str, spec_dirs: tuple) -> list[Entry]:
+def _manifest_plan(manifest: str, search) -> list[Entry]:
     path = Path(manifest)
     try:
-        resolver, items = parse_manifest(path.read_text(encoding="utf-8"), manifest, path.parent, spec_dirs)
+        resolver, items = parse_manifest(path.read_text(encoding="utf-8"), manifest, path.parent, search)
     except (ManifestError, UnicodeDecodeError) as exc:
         raise UserError(f"invalid manifest {exc}" if isinstance(exc, ManifestError)
                         else f"{manifest} is not UTF-8 text") from None
@@ -79,17 +79,22 @@ def _directory_plan(directory: str, resolver: ChallengeResolver) -> list[Entry]:
     return entries_for(items, resolver, _file_problem)
 
 
-def plan_entries(challenge, files, manifest, directory, spec_dirs) -> list[Entry]:
+def plan_entries(challenge, files, manifest, directory) -> list[Entry]:
     """The entries to grade, from exactly one of: CHALLENGE FILE..., --manifest, --dir."""
     if sum(bool(x) for x in (challenge, manifest, directory)) != 1:
         raise UserError("say what to grade with exactly one of: CHALLENGE FILE...,  --manifest FILE,  --dir FOLDER")
-    spec_dirs = tuple(Path(d) for d in spec_dirs)
-    if manifest:
-        return _manifest_plan(manifest, spec_dirs)
-    resolver = ChallengeResolver(spec_dirs=spec_dirs)
-    if directory:
-        return _directory_plan(directory, resolver)
-    return _files_plan(challenge, files, resolver)
+    from ..catalog import ChallengeConflict
+
+    search = current_search_path()  # judge --challenges-dir DIR, $JUDGE_CHALLENGES_PATH, built-ins
+    try:
+        if manifest:
+            return _manifest_plan(manifest, search)
+        resolver = ChallengeResolver(search=search)
+        if directory:
+            return _directory_plan(directory, resolver)
+        return _files_plan(challenge, files, resolver)
+    except ChallengeConflict as exc:
+        raise UserError(str(exc)) from None
 
 
 def load_specs(entries: list[Entry]) -> dict:
@@ -328,8 +333,6 @@ def exit_status(doc: dict, rule: PassRule, console) -> int:
               help="A YAML file mapping submissions to challenges and files (docs/grading.md).")
 @click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False),
               help="A folder laid out as FOLDER/<who>/<challenge>.py.")
-@click.option("--specs", "spec_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
-              help="A folder of challenge specs (<name>.yaml), looked up before the built-in ones; repeatable.")
 @judging_options
 @bench_options
 @click.option("--gpus", default=None, help="Grade in parallel, one submission per GPU: 'all' or indices like 0,1.")
@@ -345,7 +348,7 @@ def exit_status(doc: dict, rule: PassRule, console) -> int:
               "(8) or a fraction (0.8, 80%) [default: all].")
 @click.option("--secret-seed-env", default=SECRET_SEED_ENV, show_default=True, metavar="NAME",
               help="Environment variable holding a secret seed, mixed with the public one and never printed.")
-def grade_command(challenge, files, manifest, directory, spec_dirs, seed, interpret, device, timeout,
+def grade_command(challenge, files, manifest, directory, seed, interpret, device, timeout,
                   compile_timeout, no_bench, bench_budget, gpus, jobs, junit_path, json_path, summary_path,
                   resume, min_pass, secret_seed_env) -> None:
     """Grade many solutions; write JUnit, JSON and Markdown reports for CI.
@@ -362,7 +365,7 @@ def grade_command(challenge, files, manifest, directory, spec_dirs, seed, interp
         rule = parse_min_pass(min_pass) if min_pass is not None else PassRule()
     except ValueError as exc:
         raise UserError(f"--min-pass: {exc}") from None
-    entries = plan_entries(challenge, files, manifest, directory, spec_dirs)
+    entries = plan_entries(challenge, files, manifest, directory)
     specs = load_specs(entries)
     previous = read_previous(json_path) if resume else None
     mode_interpret = resolve_mode(interpret)

@@ -17,7 +17,7 @@ from .console import table_box
 from .json_export import SCHEMA_VERSION, _clean
 
 __all__ = ["render_rank", "render_sweep", "render_leaderboard", "render_history", "document_to_json",
-           "short_names"]
+           "short_names", "format_rate"]
 
 
 def document_to_json(body: dict) -> str:
@@ -45,11 +45,18 @@ def _interval(median, low, high) -> str:
     return format_interval(median, low, high)
 
 
+def format_rate(value: float, spread: float | None = None) -> str:
+    """Three significant digits or more: ``4026``, ``13.1``, ``0.52``; ``± spread`` at the same precision."""
+    digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 1 else 2
+    text = f"{value:.{digits}f}"
+    return text if spread is None else f"{text} ± {spread:.{digits}f}"
+
+
 def _rate(case: dict, bound: str) -> str:
     if bound == "compute" and case.get("tflops") is not None:
-        return f"{case['tflops']:.1f} TFLOP/s"
+        return f"{format_rate(case['tflops'])} TFLOP/s"
     if case.get("gbps") is not None:
-        return f"{case['gbps']:.0f} GB/s"
+        return f"{format_rate(case['gbps'])} GB/s"
     return ""
 
 
@@ -178,9 +185,10 @@ def _sweep_cell(point: dict | None, metric: str) -> str:
         return "-"
     if metric == "ms":
         return _interval(point["median_ms"], point["ci_low_ms"], point["ci_high_ms"])
+    if point["rate"] is None:
+        return "-"
     half = max(point["rate"] - point["rate_low"], point["rate_high"] - point["rate"])
-    digits = 0 if metric == "gbps" else 1
-    return f"{point['rate']:.{digits}f} ± {half:.{digits}f}"
+    return format_rate(point["rate"], half)
 
 
 # -- leaderboard and history -------------------------------------------------------

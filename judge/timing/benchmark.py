@@ -39,7 +39,8 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     rule = rule or {"budget_s": opts.bench_budget_s}
     what = f"benchmark {case.name}"
     header, _ = _request(worker, {"op": "bench", "case": case.name, "params": case.params,
-                                  "seed": runner.seed, "rule": rule}, opts.compile_timeout, f"warm-up of {what}")
+                                  "seed": runner.seed, "rule": rule, "verify": check},
+                         opts.compile_timeout, f"warm-up of {what}")
     problems = []
     while True:
         header, blobs = _receive(worker, opts.call_timeout() + 5.0, what)
@@ -89,7 +90,7 @@ def timing_summary(done: dict) -> dict:
     check = cross_check([Audit(h, e) for h, e in done["audits"]])
     out = {"median_ms": stats.median, "ci_low_ms": stats.ci_low, "ci_high_ms": stats.ci_high,
            "min_ms": stats.min, "max_ms": stats.max, "mean_ms": stats.mean, "calls": stats.n,
-           "stop_reason": done["stop_reason"], "verified_calls": done["verified"],
+           "stop_reason": done["stop_reason"], "verified_calls": done["verified"], "audited_calls": len(done["audits"]),
            "launch_bound": launch_bound(stats.median), "timer_trusted": check.ok, "notes": [],
            "samples_ms": [round(s, 6) for s in done["samples_ms"]],
            "phases_s": {k: round(done.get(k, 0.0), 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
