@@ -32,6 +32,16 @@ class SubmissionInvalid(RuntimeError):
     """The solution file could not be loaded (the message says why)."""
 
 
+def _widen_pipe(fd: int) -> None:
+    """Ask for a 1 MiB pipe buffer (Linux): outputs of hundreds of MB cross it."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (OSError, ImportError):
+        pass  # the default buffer works, only slower
+
+
 class Worker:
     """One spawned worker process for one solution file."""
 
@@ -51,6 +61,7 @@ class Worker:
         self.output_path = Path(self.workdir.name) / "output.txt"
         request_r, self._request_w = os.pipe()
         self._response_r, response_w = os.pipe()
+        _widen_pipe(response_w)
         with open(self.output_path, "wb") as output:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "judge.worker", str(request_r), str(response_w)],

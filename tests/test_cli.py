@@ -1,0 +1,105 @@
+"""The CLI through click's CliRunner (the worker really runs for `run`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from judge.cli import main
+
+from conftest import SOLUTIONS, SPECS
+
+
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+
+    def invoke(*args, **kwargs):
+        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False, **kwargs)
+
+    return invoke
+
+
+def test_list_shows_builtins_with_signatures(cli):
+    result = cli("list")
+    assert result.exit_code == 0
+    for text in ("transpose", "copy", "matmul", "solve(input, output, rows, cols)", "solve(A, B, C, M, N, K)"):
+        assert text in result.output
+
+
+def test_show_prints_statement_signature_and_a_computed_example(cli):
+    result = cli("show", "transpose")
+    assert result.exit_code == 0
+    assert "solve(input, output, rows, cols)" in result.output
+    assert "1 ≤ rows ≤ 8192" in result.output
+    assert "output = [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]" in result.output
+
+
+def test_init_writes_a_starter_that_runs_and_is_judged_wrong(cli, tmp_path):
+    target = tmp_path / "mine.py"
+    assert cli("init", "copy", target).exit_code == 0
+    source = target.read_text()
+    assert "def solve(a, b, N):" in source and "@triton.jit" in source
+    compile(source, str(target), "exec")
+    again = cli("init", "copy", target)
+    assert again.exit_code == 2 and "--force" in again.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["run", "no_such_challenge", "x.py"], "unknown challenge 'no_such_challenge'"),
+    (["run", "transpose", "missing.py"], "solution file not found"),
+    (["run", "transpose", "."], "is a directory"),
+    (["run", "nope.yaml", "x.py"], "no such spec file"),
+    (["show", "nope"], "unknown challenge 'nope'"),
+])
+def test_usage_errors_exit_2_with_one_clear_line(cli, args, words):
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert words in result.output
+    assert "Traceback" not in result.output
+
+
+def test_binary_solution_is_refused(cli, tmp_path):
+    binary = tmp_path / "sol.py"
+    binary.write_bytes(b"\x7fELF\x00\x01")
+    result = cli("run", "transpose", binary)
+    assert result.exit_code == 2 and "binary" in result.output
+
+
+def test_invalid_yaml_is_a_usage_error(cli, tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("name: bad\nsizes: [1, 2\n")
+    result = cli("run", spec, SOLUTIONS / "transpose_ok.py")
+    assert result.exit_code == 2 and "invalid YAML at line" in result.output
+
+
+def test_unknown_option_is_a_usage_error(cli):
+    assert cli("run", "transpose", "x.py", "--frobnicate").exit_code == 2
+
+
+@pytest.mark.slow
+def test_run_json_is_one_document_even_with_a_noisy_solution(cli):
+    result = CliRunner().invoke(main, ["run", str(SPECS / "tiny_transpose.yaml"),
+                                       str(SOLUTIONS / "transpose_noisy.py"), "--seed", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "accepted" and data["seed"] == 4 and data["mode"] == "interpret"
+    assert data["tests"] and data["benchmarks"] == []
+    assert all({"name", "params", "verdict", "message"} <= set(t) for t in data["tests"])
+
+
+@pytest.mark.slow
+def test_run_plain_output_and_exit_1_on_a_wrong_answer(cli, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    result = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_wrong_value.py", "--seed", "2")
+    assert result.exit_code == 1
+    assert "WRONG_ANSWER" in result.output and "reproduce with: --seed 2" in result.output
+    assert "\x1b[" not in result.output
+    assert "✗" in result.output
+
+
+def test_version(cli):
+    result = cli("--version")
+    assert result.exit_code == 0 and "judge" in result.output
