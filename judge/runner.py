@@ -22,6 +22,7 @@ from .spec import Spec
 from .tensors import from_bytes
 from .verdict import CaseResult, Verdict, overall_verdict
 from .worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
+from .worker.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode"]
 
@@ -40,6 +41,7 @@ class Options:
     bench_budget_s: float = 2.0  # per benchmark case (judge/timing)
     remeasure_peaks: bool = False
     worker_env: dict = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
 
     def call_timeout(self) -> float:
         return self.timeout if self.timeout is not None else (60.0 if self.interpret else 30.0)
@@ -171,7 +173,7 @@ class Runner:
 
     def start_worker(self) -> bool:
         self.events.status("starting the worker and importing the solution")
-        self.worker = Worker(self.solution, self.spec.source, self.device, self.interpret, self.options.worker_env)
+        self.worker = self.new_worker()
         try:
             self.worker.start(self.options.compile_timeout)
             return True
@@ -187,12 +189,15 @@ class Runner:
         self.worker = None
         return False
 
+    def new_worker(self, solution: str | None = None) -> Worker:
+        return Worker(solution or self.solution, self.spec.source, self.device, self.interpret,
+                      self.options.worker_env, self.options.limits)
+
     def ensure_worker(self) -> None:
         if self.worker is None or not self.worker.alive:
             if self.worker is not None:
                 self.worker.stop()
-            self.worker = Worker(self.solution, self.spec.source, self.device, self.interpret,
-                                 self.options.worker_env)
+            self.worker = self.new_worker()
             self.worker.start(self.options.compile_timeout)
             self.first_call = True  # a fresh process compiles (or loads from cache) again
 

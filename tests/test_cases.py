@@ -30,7 +30,17 @@ def test_gpu_cases_include_edges_explicit_and_the_maximum():
     assert {"rows": 8192, "cols": 8192} in params
     assert {"rows": 7000, "cols": 6000} in params
     assert any(c.params["rows"] in (65, 129, 257, 1025) for c in cases)
-    assert len({tuple(p.values()) for p in params}) == len(params)  # no duplicates
+    firsts = [c.params for c in cases if c.kind != "repeat"]
+    assert len({tuple(p.values()) for p in firsts}) == len(firsts)  # no duplicates
+
+
+def test_two_sizes_are_repeated_with_new_values_at_the_end():
+    cases = generate_cases(TRANSPOSE, 1, interpret=True)
+    repeats = [c for c in cases if c.kind == "repeat"]
+    assert [c.name for c in cases[-2:]] == ["repeat-1", "repeat-2"]
+    for repeat in repeats:
+        assert any(c.params == repeat.params and c.kind != "repeat" for c in cases)
+    assert call_seed(1, "repeat-1", 0) != call_seed(1, "edge-4", 0)
 
 
 def test_interpret_mode_caps_every_case():

@@ -144,7 +144,7 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
         entry["bytes"], entry["flops"] = spec.bytes_moved(case.params), spec.flops(case.params)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
     with tempfile.TemporaryDirectory(prefix="judge-baseline-") as tmp:
-        worker = Worker(baseline_file(spec, tmp), spec.source, runner.device, False, runner.options.worker_env)
+        worker = runner.new_worker(baseline_file(spec, tmp))
         try:
             worker.start(runner.options.compile_timeout)
             for entry, case in zip(result.benchmarks, cases):

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from . import protocol
+from .limits import Limits, MemoryWatchdog, apply_in_child
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid"]
 
@@ -46,10 +47,12 @@ class Worker:
     """One spawned worker process for one solution file."""
 
     def __init__(self, solution: str, spec_path: str, device: str, interpret: bool,
-                 extra_env: dict | None = None):
+                 extra_env: dict | None = None, limits: Limits | None = None):
         self.solution, self.spec_path = str(Path(solution).resolve()), str(Path(spec_path).resolve())
         self.device, self.interpret = device, interpret
         self.extra_env = dict(extra_env or {})
+        self.limits = limits or Limits()
+        self.watchdog: MemoryWatchdog | None = None
         self.process: subprocess.Popen | None = None
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
@@ -68,10 +71,15 @@ class Worker:
                 pass_fds=(request_r, response_w), stdin=subprocess.DEVNULL, stdout=output,
                 stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
                 start_new_session=True,  # its own process group: a kill reaches its children too
+                preexec_fn=apply_in_child(self.limits),
             )
         os.close(request_r)
         os.close(response_w)
-        self._send({"op": "init", "solution": self.solution, "spec": self.spec_path, "device": self.device})
+        self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
+        self.watchdog.start()
+        self._send({"op": "init", "solution": self.solution, "spec": self.spec_path, "device": self.device,
+                    "gpu_memory_fraction": self.limits.gpu_memory_fraction,
+                    "output_bytes": self.limits.output_bytes})
         header, _ = self._receive(timeout, "loading the solution")
         if not header.get("ok"):
             self.stop()
@@ -102,6 +110,8 @@ class Worker:
                 except (OSError, subprocess.TimeoutExpired):
                     pass
             self._kill()
+            if self.watchdog is not None:
+                self.watchdog.stop()
             for fd in (self._request_w, self._response_r):
                 try:
                     os.close(fd)
@@ -112,11 +122,14 @@ class Worker:
             self.workdir.cleanup()
             self.workdir = None
 
-    def _kill(self) -> None:
+    def _kill_group(self) -> None:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def _kill(self) -> None:
+        self._kill_group()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable process
@@ -155,7 +168,13 @@ class Worker:
             except subprocess.TimeoutExpired:
                 self._kill()
                 code = self.process.returncode
-        if code is not None and code < 0:
+        if self.watchdog is not None and self.watchdog.tripped:
+            cause = (f"used {self.watchdog.tripped / 1024**3:.1f} GiB of host memory, over the limit of "
+                     f"{self.limits.host_memory() / 1024**3:.1f} GiB, and was killed")
+        elif code == -signal.SIGXFSZ:
+            cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB (output or files) "
+                     "and was killed")
+        elif code is not None and code < 0:
             try:
                 cause = f"was killed by signal {signal.Signals(-code).name}"
             except ValueError:

@@ -36,6 +36,9 @@ class Session:
         try:
             if self.gpu:
                 torch.cuda.set_device(torch.device(self.device))
+                # Leave the judge room for its reference: an allocation storm
+                # becomes a clear out-of-memory error in this process.
+                torch.cuda.set_per_process_memory_fraction(float(self.init.get("gpu_memory_fraction", 0.75)))
             else:
                 loader.patch_autotuner_for_interpreter()
             self.spec = load_spec(self.init["spec"])
@@ -112,6 +115,12 @@ class Session:
     def report_failure(self, exc: BaseException) -> bool:
         verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
         message = loader.format_error(exc, self.init["solution"])
+        if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: RLIMIT_FSIZE (Python ignores SIGXFSZ)
+            limit = int(self.init.get("output_bytes", 0)) // 1024**2
+            message += f"\n(the solution wrote more than {limit} MiB of output or files and was stopped)"
+        if isinstance(exc, torch.cuda.OutOfMemoryError):
+            fraction = float(self.init.get("gpu_memory_fraction", 0.75))
+            message += f"\n(the worker may use {fraction:.0%} of the GPU's memory; the rest is the judge's)"
         healthy = self.device_is_healthy()
         if not healthy:
             message += "\n(the GPU context is unusable after this error: a fresh worker is started)"

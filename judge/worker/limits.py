@@ -1,0 +1,86 @@
+"""Resource limits of the worker process (docs/security.md).
+
+- Captured output: ``RLIMIT_FSIZE`` caps every file the worker writes,
+  its stdout/stderr capture file included; printing past it kills the worker
+  with SIGXFSZ, which the judge reports as "printed too much".
+- Host memory: a watchdog thread in the judge reads the worker's resident
+  memory from /proc every 50 ms and kills it past the limit.  (``RLIMIT_AS``
+  cannot be used: CUDA reserves far more virtual address space than memory.)
+- GPU memory: the worker caps torch's allocator with
+  ``torch.cuda.set_per_process_memory_fraction`` before importing the
+  solution, so an allocation storm is a clear out-of-memory error, not a
+  judge without memory for its reference.
+- No core dumps.
+
+Linux-only parts degrade to no-ops elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+__all__ = ["Limits", "apply_in_child", "MemoryWatchdog"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    output_bytes: int = 64 * 1024**2
+    host_memory_bytes: int | None = None  # None: half the machine's RAM
+    gpu_memory_fraction: float = 0.75
+
+    def host_memory(self) -> int:
+        if self.host_memory_bytes is not None:
+            return self.host_memory_bytes
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        except (ValueError, OSError, AttributeError):
+            return 16 * 1024**3
+
+
+def apply_in_child(limits: Limits):
+    """A ``preexec_fn`` setting the rlimits in the forked child before exec."""
+
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def resident_bytes(pid: int) -> int | None:
+    """VmRSS of ``pid`` from /proc (None where /proc is missing or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class MemoryWatchdog(threading.Thread):
+    """Kills the worker's process group when its resident memory passes the limit."""
+
+    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05):
+        super().__init__(daemon=True, name=f"judge-memory-watchdog-{pid}")
+        self.pid, self.limit, self.kill, self.interval = pid, limit, kill, interval
+        self.tripped: int | None = None
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval):
+            used = resident_bytes(self.pid)
+            if used is None:
+                return
+            if used > self.limit:
+                self.tripped = used
+                self.kill()
+                return
+
+    def stop(self) -> None:
+        self._stop_event.set()

@@ -1,0 +1,102 @@
+"""The cheat suite in CPU mode: each solution in tests/solutions/cheat_* or
+abuse_* tries one attack from docs/security.md; the verdict must not be
+accepted (or, for abuse, the judge must survive and say what happened).
+GPU-only cheats (unjoined streams, patched CUDA timers, GPU memory) are in
+test_gpu.py.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from judge.catalog import load_challenge
+from judge.runner import Options, judge_solution
+from judge.spec import load_spec
+from judge.verdict import Verdict
+from judge.worker.limits import Limits
+
+from conftest import SOLUTIONS, SPECS
+
+pytestmark = pytest.mark.slow
+TINY = load_spec(SPECS / "tiny_transpose.yaml")
+
+
+def judge(name: str, spec=TINY, **options):
+    options.setdefault("seed", 8)
+    options.setdefault("interpret", True)
+    return judge_solution(spec, str(SOLUTIONS / name), Options(**options))
+
+
+@pytest.mark.parametrize("name", [
+    "cheat_cache_by_shape.py",  # caught by the repeated sizes with new values
+    "cheat_skip_after_warmup.py",
+    "cheat_patch_comparisons.py",  # comparisons happen in the judge's process
+    "cheat_read_expected.py",  # the expected output never exists in the worker
+    "cheat_deferred_thread.py",  # outputs are read when solve() returns
+])
+def test_cheats_are_wrong_answers(name):
+    result = judge(name)
+    assert result.verdict == Verdict.WRONG_ANSWER, result.message
+
+
+def test_shape_cache_is_caught_by_a_repeat_case():
+    result = judge("cheat_cache_by_shape.py")
+    failing = [t.name for t in result.tests if t.verdict == Verdict.WRONG_ANSWER]
+    assert failing and all(name.startswith("repeat-") for name in failing)
+
+
+def test_precision_downgrade_is_rejected():
+    result = judge("cheat_low_precision_matmul.py", spec=load_challenge("matmul"))
+    assert result.verdict == Verdict.WRONG_ANSWER
+
+
+def test_patched_timers_do_not_break_the_judge():
+    assert judge("cheat_patch_timers.py").verdict == Verdict.ACCEPTED
+
+
+def test_printing_gigabytes_is_cut_off():
+    result = judge("abuse_print_flood.py", limits=Limits(output_bytes=8 * 1024**2))
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "wrote more than 8 MiB" in result.tests[0].message
+
+
+def test_host_memory_storm_is_killed_with_a_clear_message():
+    result = judge("abuse_host_memory.py", limits=Limits(host_memory_bytes=2 * 1024**3), timeout=60)
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "GiB of host memory" in result.message
+
+
+def _marked_processes(mark: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if mark.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_forked_children_die_with_the_worker():
+    mark = f"JUDGE_TEST_MARK={uuid.uuid4().hex}"
+    key, value = mark.split("=")
+    result = judge("abuse_fork_and_hang.py", timeout=1.0, worker_env={key: value})
+    assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
+    deadline = time.monotonic() + 5
+    while _marked_processes(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _marked_processes(mark) == [], "children of the worker outlived it"
+
+
+def test_judge_output_files_are_untouched_by_a_failing_worker(tmp_path):
+    # The judge writes nothing in the solution's folder: the worker runs in a temp dir.
+    before = sorted(os.listdir(SOLUTIONS))
+    judge("transpose_crash.py")
+    assert sorted(os.listdir(SOLUTIONS)) == before
