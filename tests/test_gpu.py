@@ -116,3 +116,25 @@ def test_wrong_result_while_timed_is_a_wrong_answer():
     result = run(spec, SOLUTIONS / "transpose_wrong_when_timed.py")
     assert result.verdict == Verdict.WRONG_ANSWER
     assert "timed call" in result.message
+
+
+def test_patched_cuda_timers_do_not_make_a_solution_faster():
+    spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")
+    honest = run(spec, SOLUTIONS / "transpose_honest_20x.py")
+    cheat = run(spec, SOLUTIONS / "cheat_patch_timers.py")
+    assert cheat.verdict == Verdict.ACCEPTED, cheat.message
+    assert cheat.benchmarks[0]["median_ms"] >= 0.9 * honest.benchmarks[0]["median_ms"]
+
+
+def test_pointer_keyed_cache_is_caught_while_timed():
+    spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
+    result = run(spec, SOLUTIONS / "cheat_cache_by_pointer.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+
+
+def test_gpu_memory_storm_is_a_clear_runtime_error():
+    result = run(load_challenge("transpose"), SOLUTIONS / "abuse_gpu_memory.py", benchmark=False)
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "out of memory" in result.message.lower() or "OutOfMemoryError" in result.message
+    again = run(load_challenge("transpose"), EXAMPLES / "transpose/tiled.py", benchmark=False)
+    assert again.verdict == Verdict.ACCEPTED  # the GPU is usable afterwards
