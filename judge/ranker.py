@@ -43,6 +43,7 @@ class RankEvents(Events):
 
     def solution_started(self, path: str, index: int, total: int) -> None: ...
     def solution_finished(self, result: RunResult) -> None: ...
+    def timing_started(self, plan: RoundPlan) -> None: ...
     def round_finished(self, rounds: Rounds, plan: RoundPlan) -> None: ...
 
 
@@ -126,6 +127,7 @@ class Participant:
         self.seed = run_seed
         self.audits: dict[str, list] = {}
         self.verified: dict[str, int] = {}
+        self.phases: dict[str, dict] = {}  # seconds of warm-up, timing and verification, summed over rounds
         self.failed_case: Case | None = None
 
     def worker(self):
@@ -151,6 +153,9 @@ class Participant:
             raise DroppedOut(Verdict.RUNTIME_ERROR.value, str(exc)) from None
         self.audits.setdefault(case.name, []).extend(done["audits"])
         self.verified[case.name] = self.verified.get(case.name, 0) + done["verified"]
+        phases = self.phases.setdefault(case.name, {})
+        for key in ("warmup_s", "elapsed_s", "verifying_s"):
+            phases[key] = phases.get(key, 0.0) + float(done.get(key, 0.0))
         return done["samples_ms"]
 
     def close(self) -> None:
@@ -181,6 +186,7 @@ def run_rounds(participants: list[Participant], cases: list[Case], plan: RoundPl
         events.status(f"round {round_index + 1}: timing {name} on {case}")
         return by_name[name].sample(by_case[case], round_index, calls)
 
+    events.timing_started(plan)
     return measure_in_rounds([p.name for p in participants], [c.name for c in cases], sample, plan, clock,
                              lambda rounds: events.round_finished(rounds, plan))
 
@@ -289,7 +295,8 @@ def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
     from .timing.benchmark import timing_summary
 
     done = {"samples_ms": rounds.pooled(p.name, case.name), "audits": p.audits.get(case.name, []),
-            "stop_reason": rounds.stop_reason, "verified": p.verified.get(case.name, 0)}
+            "stop_reason": rounds.stop_reason, "verified": p.verified.get(case.name, 0),
+            **p.phases.get(case.name, {})}
     entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
     entry.update(timing_summary(done))
     entry["rounds"] = len({r for r, name, c, _ in rounds.schedule if name == p.name and c == case.name})

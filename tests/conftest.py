@@ -33,3 +33,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _private_history(tmp_path_factory, monkeypatch):
+    """Every test records run/rank history in a temporary data dir, never in the real home."""
+    monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path_factory.mktemp("judge-data")))
+    monkeypatch.delenv("JUDGE_DB", raising=False)

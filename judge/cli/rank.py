@@ -14,7 +14,10 @@ from .run import ProgressEvents, build_options
 
 
 class RankProgress(ProgressEvents):
-    """ProgressEvents with one bar per solution's tests, then one for the timing rounds."""
+    """ProgressEvents with one bar per solution's tests, then one for the timing rounds.
+
+    Implements ranker.RankEvents by duck typing, so that importing the CLI does not import torch.
+    """
 
     def __init__(self, enabled: bool):
         super().__init__(enabled)
@@ -27,13 +30,19 @@ class RankProgress(ProgressEvents):
     def solution_started(self, path: str, index: int, total: int) -> None: ...
     def solution_finished(self, result) -> None: ...
 
+    def timing_started(self, plan) -> None:
+        if self.progress is not None:
+            self.rounds_task = self.progress.add_task("timing in rounds", total=plan.budget_s)
+
+    def status(self, text: str) -> None:
+        if self.progress is not None and self.rounds_task is not None:
+            self.progress.update(self.rounds_task, description=text)
+        else:
+            super().status(text)
+
     def round_finished(self, rounds, plan) -> None:
-        if self.progress is None:
-            return
-        text = f"timing: {rounds.rounds} round(s), {rounds.elapsed_s:.1f} s of {plan.budget_s:.0f} s"
-        if self.rounds_task is None:
-            self.rounds_task = self.progress.add_task(text, total=plan.budget_s)
-        self.progress.update(self.rounds_task, description=text, completed=min(rounds.elapsed_s, plan.budget_s))
+        if self.progress is not None and self.rounds_task is not None:
+            self.progress.update(self.rounds_task, completed=min(rounds.elapsed_s, plan.budget_s))
 
 
 def _paths(solutions: tuple) -> list[str]:

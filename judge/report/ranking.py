@@ -71,7 +71,7 @@ def render_rank(console, doc: dict) -> None:
     names = short_names([s["solution"] for s in doc["ranking"]])
     _header(console, doc, f"{len(doc['ranking'])} solution(s)")
     accepted = [s for s in doc["ranking"] if s["rank"] is not None]
-    if doc["timed"]:
+    if doc["timed"] and accepted:
         _timed_table(console, doc, accepted, names)
     elif accepted:
         _untimed_table(console, doc, accepted, names)
