@@ -41,7 +41,7 @@ __all__ = [
     "Entry", "ManifestError", "ChallengeResolver", "GradeSettings", "PassRule",
     "discover", "parse_manifest", "entries_for", "combine_seed", "resume_key",
     "judge_entry", "problem_record", "carried_over", "load_previous", "grade_document",
-    "parse_min_pass", "parse_gpus", "grade_entries", "redact", "SECRET_SEED_ENV",
+    "parse_min_pass", "parse_gpus", "grade_entries", "redact", "Cancelled", "SECRET_SEED_ENV",
 ]
 
 SECRET_SEED_ENV = "JUDGE_SECRET_SEED"
@@ -62,17 +62,14 @@ class Entry:
     spec_path: str | None = None  # the resolved spec; None when the challenge is unknown
     problem: str = ""  # why it cannot be judged; graded as invalid_submission
 
-    @property
-    def label(self) -> str:
-        return f"{self.submission} · {self.challenge}"
-
 
 class ManifestError(ValueError):
     """A manifest that cannot be used; ``problems`` lists every mistake found."""
 
     def __init__(self, source: str, problems: list[str]):
         self.source, self.problems = source, problems
-        super().__init__(f"{source}: " + ("\n  ".join([""] + problems) if len(problems) > 1 else problems[0]))
+        listed = problems[0] if len(problems) == 1 else "".join(f"\n  {p}" for p in problems)
+        super().__init__(f"{source}:{'' if len(problems) > 1 else ' '}{listed}")
 
 
 @dataclass
@@ -149,9 +146,9 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     """Validate a manifest; return its resolver and ``(who, challenge, path)`` items.
 
     Paths are relative to ``base_dir`` (the manifest's folder); ``search`` is the
-    catalog's search path for challenge names.  Every problem
-    found is collected into one ``ManifestError``.  A listed file that does not
-    exist is *not* an error here: it is graded as a missing submission.
+    catalog's search path for challenge names (None: the environment's).  Every
+    problem found is collected into one ``ManifestError``.  A listed file that
+    does not exist is *not* an error here: it is graded as a missing submission.
     """
     try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
@@ -162,14 +159,17 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     problems = [f"unknown key {k!r}; allowed: {', '.join(MANIFEST_KEYS)}" for k in data if k not in MANIFEST_KEYS]
     if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
         problems.append(f"version: {data['version']!r} is not supported (only {MANIFEST_VERSION})")
-    resolver = ChallengeResolver(_manifest_aliases(data.get("challenges"), base_dir, problems), search)
-    items = _manifest_items(data["submissions"], base_dir, resolver, problems)
+    aliases = _manifest_aliases(data.get("challenges"), base_dir, problems)
+    resolver = ChallengeResolver({k: v for k, v in aliases.items() if v is not None}, search)
+    broken = {k for k, v in aliases.items() if v is None}
+    items = _manifest_items(data["submissions"], base_dir, resolver, problems, broken)
     if problems:
         raise ManifestError(source, problems)
     return resolver, items
 
 
 def _manifest_aliases(section, base_dir: Path, problems: list[str]) -> dict:
+    """name -> spec path, or None for a broken one (already reported)."""
     if section is None:
         return {}
     if not isinstance(section, dict):
@@ -177,16 +177,18 @@ def _manifest_aliases(section, base_dir: Path, problems: list[str]) -> dict:
         return {}
     aliases = {}
     for name, spec in section.items():
+        aliases[str(name)] = None
         if not isinstance(spec, str) or not _is_spec_path(spec):
             problems.append(f"challenges.{name}: expected the path of a .yaml spec, got {spec!r}")
-        elif not (base_dir / spec.rsplit("#", 1)[0]).is_file():
+        elif not (base_dir / _split_variant(spec)[0]).is_file():
             problems.append(f"challenges.{name}: no such spec file: {base_dir / spec}")
         else:
             aliases[str(name)] = str(base_dir / spec)
     return aliases
 
 
-def _manifest_items(section, base_dir: Path, resolver: ChallengeResolver, problems: list[str]) -> list:
+def _manifest_items(section, base_dir: Path, resolver: ChallengeResolver, problems: list[str],
+                    broken: set) -> list:
     if not isinstance(section, dict) or not section:
         problems.append("submissions: expected a non-empty mapping of who: {challenge: file}")
         return []
@@ -206,7 +208,8 @@ def _manifest_items(section, base_dir: Path, resolver: ChallengeResolver, proble
             try:
                 resolver.resolve(str(challenge), base_dir)
             except LookupError as exc:
-                problems.append(f"{where}: {exc}")
+                if str(challenge) not in broken:  # a broken alias is reported once, where it is defined
+                    problems.append(f"{where}: {exc}")
                 continue
             items.append((str(who), str(challenge), str(base_dir / path)))
     return items
@@ -360,15 +363,46 @@ def _gpu_index(device: str | None) -> int | None:
     return None
 
 
-def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None) -> dict:
-    """Judge one entry and return its public record; never raises for a bad submission."""
+class Cancelled(BaseException):
+    """Stops a running judge when the grade is interrupted.  A BaseException, so
+    that ``judge_entry``'s safety net does not record it as the submission's verdict."""
+
+
+def _cancel_events(cancel: threading.Event):
+    """Runner events that raise ``Cancelled`` at the next step (start, case, benchmark)
+    once ``cancel`` is set; the runner's cleanup then stops the worker."""
+    from .runner import Events
+
+    class CancelEvents(Events):
+        def started(self, result, total_cases: int) -> None:
+            self.check()
+
+        def case_started(self, case) -> None:
+            self.check()
+
+        def status(self, text: str) -> None:
+            self.check()
+
+        @staticmethod
+        def check() -> None:
+            if cancel.is_set():
+                raise Cancelled
+
+    return CancelEvents()
+
+
+def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None,
+                cancel: threading.Event | None = None) -> dict:
+    """Judge one entry and return its public record; never raises for a bad
+    submission.  Raises ``Cancelled`` soon after ``cancel`` is set."""
     if entry.problem or spec is None:
         return problem_record(entry, key, settings)
     from .runner import judge_solution
 
     started = time.perf_counter()
+    events = _cancel_events(cancel) if cancel is not None else None
     try:
-        run = judge_solution(spec, entry.path, settings.options(device)).as_dict()
+        run = judge_solution(spec, entry.path, settings.options(device), events).as_dict()
     except Exception as exc:  # noqa: BLE001 - one submission that trips the judge must not stop the rest
         run = {"verdict": Verdict.RUNTIME_ERROR.value, "challenge": spec.name, "solution": entry.path,
                "message": f"internal error in judge while grading this submission: {type(exc).__name__}: {exc}",
@@ -495,37 +529,65 @@ def parse_gpus(text: str, available: int) -> list[int]:
 # -- running entries over devices ------------------------------------------------------------
 
 def grade_entries(todo: list[int], slots: list, grade_one: Callable[[int, object], dict],
-                  done: Callable[[int, dict], None]) -> None:
+                  done: Callable[[int, dict], None], cancel: threading.Event | None = None) -> None:
     """Call ``grade_one(index, slot)`` for each index, at most one at a time per slot.
 
     ``slots`` are devices (``"cuda:1"``) or ``None`` (CPU jobs).  One slot grades
     in the calling thread; more use a thread pool (each call waits on its own
-    worker process, so threads suffice).  ``done`` is called once per index,
-    never concurrently.  On an exception (Ctrl-C included) the entries not yet
-    started are cancelled, the running ones finish, and the exception propagates.
+    worker process, so threads suffice).  ``done`` is called once per graded
+    index, never concurrently.  On an exception (Ctrl-C included) ``cancel`` is
+    set, so running calls can stop early (``judge_entry`` does), entries not yet
+    started are dropped, and the exception propagates once no call is running.
     """
+    cancel = cancel if cancel is not None else threading.Event()
     if len(slots) <= 1:
-        for index in todo:
-            done(index, grade_one(index, slots[0] if slots else None))
+        try:
+            for index in todo:
+                done(index, grade_one(index, slots[0] if slots else None))
+        except BaseException:
+            cancel.set()
+            raise
         return
     free, lock = queue.Queue(), threading.Lock()
     for slot in slots:
         free.put(slot)
 
     def task(index: int) -> None:
+        if cancel.is_set():
+            return  # dropped: the grade was interrupted before this entry started
         slot = free.get()
         try:
             record = grade_one(index, slot)
+            with lock:
+                done(index, record)
+        except BaseException:
+            cancel.set()  # before the slot is free, so that no other entry starts
+            raise
         finally:
             free.put(slot)
-        with lock:
-            done(index, record)
 
     pool = ThreadPoolExecutor(max_workers=len(slots), thread_name_prefix="grade")
+    futures = []
     try:
         futures = [pool.submit(task, index) for index in todo]
-        finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-        for future in finished:
-            future.result()  # re-raises the first failure
+        wait(futures, return_when=FIRST_EXCEPTION)  # a failing task has set ``cancel`` itself
+    except BaseException:  # Ctrl-C in this thread
+        cancel.set()
+        raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _shutdown_patiently(pool)
+    failures = [f.exception() for f in futures if not f.cancelled() and f.exception() is not None]
+    if failures:  # the cause, not a call that it cancelled
+        raise next((e for e in failures if not isinstance(e, Cancelled)), failures[0])
+
+
+def _shutdown_patiently(pool: ThreadPoolExecutor) -> None:
+    """Wait for the running calls, even through another Ctrl-C or signal (CI
+    sends SIGINT then SIGTERM, GNU timeout signals twice): abandoned calls would
+    write outputs after the final ones.  They stop soon once cancelled."""
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        except KeyboardInterrupt:
+            continue

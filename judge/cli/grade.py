@@ -118,7 +118,10 @@ def take_secret(env_name: str) -> str:
     submission could read it there.  Also makes this process non-dumpable, so a
     submission running as the same (non-root) user cannot read it from
     /proc/<judge>/environ either."""
+    present = env_name in os.environ
     secret = os.environ.pop(env_name, "").strip()
+    if present and not secret:  # e.g. a CI secret that is not passed to this workflow
+        click.echo(f"warning: ${env_name} is set but empty: grading with the public seed only", err=True)
     if secret and sys.platform.startswith("linux"):
         with suppress(OSError, AttributeError):
             import ctypes
@@ -243,13 +246,15 @@ class GradeSession:
         self.records = carried_over(previous, entries, self.keys) if previous else {}
         self.meta = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         self.finished = len(self.records)
+        self.cancel = threading.Event()  # set on Ctrl-C: running judges stop at their next case
 
     def document(self) -> dict:
         return grade_document(self.entries, self.records, self.settings, self.meta)
 
     def grade_one(self, index: int, device) -> dict:
         entry = self.entries[index]
-        return judge_entry(entry, self.specs.get(entry.spec_path), self.keys[index], self.settings, device)
+        return judge_entry(entry, self.specs.get(entry.spec_path), self.keys[index], self.settings, device,
+                           self.cancel)
 
     def done(self, index: int, record: dict) -> None:
         self.records[index] = record
@@ -272,8 +277,7 @@ class GradeSession:
         self.outputs.write(self.document(), first=True)
         todo = [i for i in range(len(self.entries)) if i not in self.records]
         try:
-            with _sigterm_as_interrupt():
-                grade_entries(todo, slots, self.grade_one, self.done)
+            grade_entries(todo, slots, self.grade_one, self.done, self.cancel)
         except KeyboardInterrupt:
             self.console.print(f"[yellow]interrupted: {len(self.records)} of {len(self.entries)} graded; "
                                "the outputs hold them, and --resume carries on[/]")
@@ -282,20 +286,26 @@ class GradeSession:
 
 
 @contextmanager
-def _sigterm_as_interrupt():
-    """CI cancels a job with SIGTERM: end like Ctrl-C, with the outputs and step summary written."""
+def interrupted_once():
+    """Ctrl-C or SIGTERM (how CI cancels a job) interrupts the grade once, like
+    Ctrl-C; further signals are ignored while the judges stop and the outputs and
+    step summary are written (CI sends SIGINT then SIGTERM; GNU timeout signals twice)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    seen = []
 
     def interrupt(signum, frame):
-        raise KeyboardInterrupt
+        if not seen:
+            seen.append(signum)
+            raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 # -- the final report -----------------------------------------------------------------
@@ -377,9 +387,10 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
                            previous)
     console.print(f"grading {len(entries)} submission(s) · {'CPU (Triton interpreter)' if mode_interpret else 'GPU'}"
                   f" · seed {escape(settings.seed_label)} · {len(slots)} at a time")
-    completed = session.run(slots)
-    doc = session.document()
-    session.outputs.finish(doc)
+    with interrupted_once():
+        completed = session.run(slots)
+        doc = session.document()
+        session.outputs.finish(doc)
     render_table(console, doc)
     status = exit_status(doc, rule, console)
     sys.exit(status if completed else EXIT_INTERRUPTED)
