@@ -19,7 +19,7 @@ from .spec import Spec, SpecError, load_spec, load_specs
 
 __all__ = ["builtin_dir", "find_spec_path", "load_challenge", "list_challenges", "list_entries",
            "UnknownChallenge", "ChallengeConflict", "CatalogError", "SearchPath", "Entry", "ENV_VAR",
-           "BUILTIN"]
+           "BUILTIN", "is_spec_path"]
 
 ENV_VAR = "JUDGE_CHALLENGES_PATH"
 BUILTIN = "built-in"
@@ -133,7 +133,7 @@ def _conflict_message(name: str, same: list[Entry]) -> str:
     return f"challenge {name!r} is defined more than once: {where}; {hint}"
 
 
-def _is_path(name_or_path: str) -> bool:
+def is_spec_path(name_or_path: str) -> bool:
     """A spec file rather than a name: a .yaml/.yml suffix (before any #variant),
     a folder separator, or an existing file (a folder named like a challenge is not one)."""
     file = name_or_path.rsplit("#", 1)[0] if "#" in name_or_path else name_or_path
@@ -159,7 +159,7 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
 
     For a variant the result is ``<file>#<variant>``, which ``load_spec`` reads.
     """
-    if _is_path(name_or_path):
+    if is_spec_path(name_or_path):
         file = Path(name_or_path)
         if not file.exists() and not Path(name_or_path.rsplit("#", 1)[0]).exists():
             raise UnknownChallenge(f"no such spec file: {name_or_path}")
@@ -172,7 +172,7 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
 
 def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:
     """The spec of a challenge name or spec path; raises SpecError, UnknownChallenge, ChallengeConflict."""
-    if _is_path(name_or_path):
+    if is_spec_path(name_or_path):
         return load_spec(find_spec_path(name_or_path))
     entry = _find_entry(name_or_path, search)
     if entry.error is not None:

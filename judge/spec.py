@@ -397,7 +397,7 @@ class _Parser:
             extra = set(entry) - {"name", "scalar", "value"}
             if extra:
                 self.fail(f"{where}.{sorted(extra)[0]}", "unknown key for a scalar parameter")
-            if entry["scalar"] not in ("int", "float"):
+            if not isinstance(entry["scalar"], str) or entry["scalar"] not in ("int", "float"):
                 self.fail(f"{where}.scalar", f"expected int or float, got {entry['scalar']!r}")
             value = entry.get("value", name)
             self.formula(f"{where}.value", value, sizes)
@@ -405,8 +405,9 @@ class _Parser:
         extra = set(entry) - {"name", "tensor", "shape", "role", "init"}
         if extra:
             self.fail(f"{where}.{sorted(extra)[0]}", "unknown key for a tensor parameter")
-        dtype = self.type_parameters.get(entry["tensor"], entry["tensor"])
-        if dtype not in DTYPES:
+        raw_dtype = entry["tensor"]
+        dtype = self.type_parameters.get(raw_dtype, raw_dtype) if isinstance(raw_dtype, str) else raw_dtype
+        if not isinstance(dtype, str) or dtype not in DTYPES:
             params = f" or a type parameter from 'dtypes' ({', '.join(self.type_parameters)})" \
                 if self.type_parameters else ""
             self.fail(f"{where}.tensor", f"expected a dtype ({', '.join(DTYPES)}){params}, got {entry['tensor']!r}")

@@ -1,0 +1,113 @@
+"""``judge new`` and ``judge validate``: writing challenges of your own."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .base import UserError, current_search_path, json_option, main_group
+
+
+@main_group.command("new")
+@click.argument("name")
+@click.option("--dir", "folder", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="Folder to write the files into.")
+def new_command(name: str, folder: str) -> None:
+    """Scaffold a challenge NAME: NAME.yaml (the spec, with its statement) and NAME.py (a solution).
+
+    The spec is a complete, valid challenge for a placeholder operation, with
+    a comment on every field; the solution passes it. Existing files are never
+    overwritten. Exit status: 0 written, 2 usage error.
+    """
+    from ..catalog import list_entries
+    from ..scaffold import scaffold_files, valid_name
+
+    if not valid_name(name):
+        raise UserError(f"challenge names use letters, digits, '_' and '-' only, got {name!r}")
+    target = Path(folder)
+    if not target.is_dir():
+        raise UserError(f"folder {folder} does not exist")
+    files = {target / file: text for file, text in scaffold_files(name).items()}
+    existing = [str(p) for p in files if p.exists()]
+    if existing:
+        verb = "exists" if len(existing) == 1 else "exist"
+        raise UserError(f"{' and '.join(existing)} already {verb}; 'judge new' overwrites nothing: "
+                        "remove them or pick another name")
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    spec_file, solution_file = list(files)
+    click.echo(f"wrote {spec_file} (the spec, with its statement) and {solution_file} (a solution)")
+    if any(e.name == name and e.is_builtin for e in list_entries(current_search_path())):
+        click.echo(f"note: '{name}' is also a built-in challenge; from a --challenges-dir folder it needs "
+                   "--prefer-user (or give the .yaml path)")
+    click.echo(f"next:  judge validate {spec_file}\n       judge run {spec_file} {solution_file}\n"
+               f"       judge --challenges-dir {target} list")
+
+
+def _reports_for(spec: str):
+    """Validation reports of one argument: a spec file (all its variants) or a challenge name."""
+    from ..catalog import ChallengeConflict, UnknownChallenge, is_spec_path, load_challenge
+    from ..spec import SpecError
+    from ..validate import validate_file, validate_spec
+
+    try:
+        if is_spec_path(spec) and "#" not in spec:
+            if not Path(spec).is_file():
+                raise UserError(f"no such spec file: {spec}")
+            return validate_file(spec)
+        return [validate_spec(load_challenge(spec, current_search_path()))]
+    except (SpecError, UnknownChallenge, ChallengeConflict) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _marks() -> dict:
+    """✓/✗ where the terminal can print them, ok/FAIL otherwise."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    if "utf" in encoding:
+        return {True: "✓", False: "✗", None: "–"}
+    return {True: "ok", False: "FAIL", None: "skip"}
+
+
+def _print_report(report, marks: dict) -> None:
+    click.echo(f"{report.name}  ({report.source})")
+    width = max(len(c.name) for c in report.checks)
+    for check in report.checks:
+        click.echo(f"  {marks[check.ok]} {check.name:<{width}}  {check.detail}")
+
+
+@main_group.command("validate")
+@click.argument("specs", nargs=-1, metavar="SPEC...")
+@click.option("--all", "all_specs", is_flag=True, help="Validate every challenge on the search path.")
+@json_option
+def validate_command(specs: tuple, all_specs: bool, as_json: bool) -> None:
+    """Check challenge specs: formulas at the corners of the ranges, the reference at
+    small sizes, and that the tolerance accepts correct answers and rejects wrong ones.
+
+    SPEC is a .yaml file (all its variants are checked) or a challenge name.
+    Exit status: 0 all checks passed, 1 a check failed, 2 a spec cannot be read.
+    """
+    if all_specs:
+        from ..catalog import list_entries
+
+        entries = list_entries(current_search_path())
+        specs = specs + tuple(dict.fromkeys(str(e.path) for e in entries))
+    if not specs:
+        raise UserError("give one or more SPECs (.yaml files or challenge names), or --all")
+    reports = [report for spec in specs for report in _reports_for(spec)]
+    failed = [r for r in reports if not r.ok]
+    if as_json:
+        click.echo(json.dumps({"ok": not failed, "specs": [r.as_dict() for r in reports]}, indent=2))
+    else:
+        marks = _marks()
+        for report in reports:
+            _print_report(report, marks)
+        checks = [c for r in reports for c in r.checks]
+        bad = sum(c.ok is False for c in checks)
+        skipped = sum(c.ok is None for c in checks)
+        summary = f"{len(reports)} spec(s), {len(checks)} checks: " + \
+            (f"{bad} failed" if bad else "all passed") + (f", {skipped} skipped" if skipped else "")
+        click.echo(summary)
+    sys.exit(1 if failed else 0)
