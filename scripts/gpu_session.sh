@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One device call of this session's GPU checks; results packed into $OUT/<part>.tar.gz
+# (the device returns at most 8 files).
+#   bash scripts/gpu_session.sh check     GPU tests, new challenges, copy and matmul sweeps
+#   bash scripts/gpu_session.sh results   rank progressions (docs/results.md), rank demo, README run, grade
+set -u
+export PYTHONUNBUFFERED=1
+FINAL_OUT=${OUT:-/tmp/out}
+export OUT=/tmp/session-out; rm -rf "$OUT"; mkdir -p "$OUT"
+python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
+nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+part() {  # part NAME SECONDS COMMAND...
+  local name=$1 limit=$2; shift 2
+  echo "=== $name (limit ${limit} s)"
+  SECONDS=0
+  timeout -k 10 "$limit" "$@" > "$OUT/$name.log" 2>&1
+  echo "--- $name exit $? in ${SECONDS} s"
+  tail -${TAIL:-12} "$OUT/$name.log"
+  (cd "$OUT" && tar czf "$FINAL_OUT/$PART.tar.gz" --exclude='*.db' .)  # after every part: a cut-off call keeps what ran
+}
+PART=${1:-check}
+case "${1:-check}" in
+check)
+  part matmul_sweep 200 python3 scripts/matmul_sweep.py --budget 185
+  part copy_sweep 45 python3 scripts/copy_sweep.py
+  part gpu_tests 200 python3 -m pytest -m gpu tests -q -p no:cacheprovider -k "not examples_are_accepted"
+  CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges 120 bash scripts/challenges_gpu.sh
+  ;;
+results)
+  part results 330 bash scripts/results.sh
+  part readme_run 60 env NO_COLOR=1 judge run transpose solutions/transpose/tuned.py --seed 1
+  part rank_demo 150 bash scripts/rank_demo.sh
+  ;;
+esac
+ls -la "$FINAL_OUT"
