@@ -27,9 +27,14 @@ check)
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges 120 bash scripts/challenges_gpu.sh
   ;;
 results)
-  part results 330 bash scripts/results.sh
-  part readme_run 60 env NO_COLOR=1 judge run transpose solutions/transpose/tuned.py --seed 1
-  part rank_demo 150 bash scripts/rank_demo.sh
+  export JUDGE_DATA_DIR="$OUT/judge-data"
+  part results 300 bash scripts/results.sh
+  part readme_run 45 env NO_COLOR=1 judge run transpose solutions/transpose/tuned.py --seed 1
+  part readme_run_cached 45 judge run transpose solutions/transpose/tuned.py --seed 2 --json
+  part sweep 70 judge sweep transpose solutions/transpose/tiled.py solutions/transpose/tuned.py \
+    --sizes 512,1024,2048,4096,8192 --budget 6 --seed 1 --plot "$OUT/sweep.png"
+  part leaderboard 20 judge leaderboard transpose
+  CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 100 bash scripts/challenges_gpu.sh part2
   ;;
 esac
 ls -la "$FINAL_OUT"

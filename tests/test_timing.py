@@ -111,3 +111,19 @@ def test_benchmark_table_text():
     text = buffer.getvalue()
     assert "0.1340 ± 0.0020 ms" in text and "3.50× torch" in text and "100.2% copy" in text
     assert "copy 4000 GB/s" in text and "\x1b[" not in text
+
+
+def test_torch_baseline_cache_round_trip(tmp_path, monkeypatch):
+    from judge.catalog import load_challenge
+    from judge.timing.peaks import baseline_key, cached_baseline, store_baseline
+
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
+    spec, env = load_challenge("transpose"), {"gpu": "H200", "driver": "580", "torch": "2.11"}
+    key = baseline_key(env, spec, {"rows": 8192, "cols": 8192}, 2.0)
+    assert cached_baseline(key) is None
+    store_baseline(key, {"median_ms": 0.464, "ci_low_ms": 0.463, "ci_high_ms": 0.466, "calls": 40})
+    assert cached_baseline(key)["median_ms"] == 0.464
+    others = [baseline_key(env, spec, {"rows": 8192, "cols": 4096}, 2.0),
+              baseline_key(env, spec, {"rows": 8192, "cols": 8192}, 1.0),
+              baseline_key(dict(env, torch="2.13"), spec, {"rows": 8192, "cols": 8192}, 2.0)]
+    assert all(cached_baseline(k) is None for k in others) and len(set(others)) == 3

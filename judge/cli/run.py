@@ -65,7 +65,8 @@ def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
 @click.option("--no-bench", is_flag=True, help="Check correctness only; skip the timed benchmarks.")
 @click.option("--bench-budget", type=click.FloatRange(0.1), default=2.0, show_default=True,
               help="Seconds of timed calls per benchmark case, at most (after at least 10 calls).")
-@click.option("--remeasure-peaks", is_flag=True, help="Measure the device's copy and matmul peaks again.")
+@click.option("--remeasure-peaks", is_flag=True,
+              help="Measure the device's copy and matmul peaks and the torch baselines again (both are cached).")
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, remeasure_peaks, db_path, no_history) -> None:

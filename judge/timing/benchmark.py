@@ -16,7 +16,7 @@ from ..tensors import from_bytes
 from ..verdict import Verdict
 from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from .audit import Audit, cross_check, launch_bound
-from .peaks import get_peaks
+from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
 from .speed import speed_of_light, speedup_text
 from .stats import Stats
 
@@ -139,28 +139,45 @@ def run_benchmarks(runner, cases: list) -> None:
 
 
 def _time_baseline(runner, cases: list, peaks: dict) -> None:
+    """Rates and % of peak for every case, and the torch baseline (cached per device)."""
     spec, result = runner.spec, runner.result
+    missing = []
     for entry, case in zip(result.benchmarks, cases):
         entry["bytes"], entry["flops"] = spec.bytes_moved(case.params), spec.flops(case.params)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
+        key = baseline_key(result.environment, spec, case.params, runner.options.bench_budget_s)
+        cached = None if runner.options.remeasure_peaks else cached_baseline(key)
+        if cached:
+            _add_torch(entry, dict(cached, cached=True))
+        else:
+            missing.append((entry, case, key))
+    if missing:
+        _measure_baselines(runner, missing)
+
+
+def _measure_baselines(runner, missing: list) -> None:
     with tempfile.TemporaryDirectory(prefix="judge-baseline-") as tmp:
-        worker = runner.new_worker(baseline_file(spec, tmp))
+        worker = runner.new_worker(baseline_file(runner.spec, tmp))
         try:
             worker.start(runner.options.compile_timeout)
-            for entry, case in zip(result.benchmarks, cases):
+            for entry, case, key in missing:
                 started = time.perf_counter()
                 try:
-                    _add_torch(entry, timing_summary(bench_case(runner, worker, case, check=False)))
-                    entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
+                    summary = timing_summary(bench_case(runner, worker, case, check=False))
                 except BenchFailure as exc:
                     entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
+                    continue
+                _add_torch(entry, summary)
+                store_baseline(key, {k: summary[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")})
+                entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
-            result.notes.append(f"the torch baseline could not be timed: {exc}")
+            runner.result.notes.append(f"the torch baseline could not be timed: {exc}")
         finally:
             worker.stop()
 
 
 def _add_torch(entry: dict, torch_timing: dict) -> None:
+    entry["torch_cached"] = bool(torch_timing.get("cached"))
     entry["torch_median_ms"] = torch_timing["median_ms"]
     entry["torch_ci_ms"] = [torch_timing["ci_low_ms"], torch_timing["ci_high_ms"]]
     entry["speedup_vs_torch"] = torch_timing["median_ms"] / entry["median_ms"]
