@@ -103,3 +103,9 @@ def test_run_plain_output_and_exit_1_on_a_wrong_answer(cli, monkeypatch):
 def test_version(cli):
     result = cli("--version")
     assert result.exit_code == 0 and "judge" in result.output
+
+
+def test_plain_output_is_not_cut_to_a_narrow_columns(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")  # pytest-xdist workers and CI logs set narrow widths
+    result = cli("list")
+    assert "solve(input, output, rows, cols)" in result.output and "solve(A, B, C, M, N, K)" in result.output

@@ -18,6 +18,7 @@ from ..verdict import Verdict
 
 MARKS = {Verdict.ACCEPTED: ("✓", "green"), Verdict.SKIPPED: ("-", "dim")}
 FAIL_MARK = ("✗", "red")
+PLAIN_WIDTH = 400
 
 
 def plain_wanted(stream) -> bool:
@@ -29,8 +30,9 @@ def make_console(stream=None, plain: bool | None = None) -> Console:
     stream = stream or sys.stdout
     plain = plain_wanted(stream) if plain is None else plain
     if plain:
+        # Logs and pipes have no width: never cut a table to $COLUMNS there.
         return Console(file=stream, no_color=True, highlight=False, emoji=False, soft_wrap=False,
-                       force_terminal=False, width=int(os.environ.get("COLUMNS", 250)))
+                       force_terminal=False, width=PLAIN_WIDTH)
     return Console(file=stream, highlight=False)
 
 
