@@ -26,6 +26,11 @@ from .worker.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode"]
 
+# After this many deaths of the worker (crash, signal, memory kill) the rest of
+# the cases are skipped: each death costs a new process (seconds), and the
+# verdict is already decided.
+MAX_WORKER_DEATHS = 3
+
 
 @dataclass
 class Options:
@@ -131,6 +136,7 @@ class Runner:
         self.reference: Reference | None = None
         self.first_call = True
         self.shrunk = False
+        self.worker_deaths = 0
         self.result = RunResult(
             challenge=spec.name, solution=str(solution), mode="interpret" if self.interpret else "gpu",
             seed=self.seed, device=self.device)
@@ -219,6 +225,9 @@ class Runner:
             if outcome.verdict == Verdict.TIME_LIMIT_EXCEEDED:
                 self.skip_rest(cases[index + 1:], "not run after a time-out")
                 return
+            if self.worker_deaths >= MAX_WORKER_DEATHS:
+                self.skip_rest(cases[index + 1:], f"not run after {self.worker_deaths} deaths of the solution's process")
+                return
 
     def skip_rest(self, cases: list[Case], why: str) -> None:
         for case in cases:
@@ -267,6 +276,7 @@ class Runner:
         if tail.strip():
             message = f"{message}\n--- solution output (tail) ---\n{tail.rstrip()}"
         if self.worker is not None and not self.worker.alive:
+            self.worker_deaths += 1
             self.worker.stop()
             self.worker = None
         return CaseResult(case.name, case.kind, case.params, verdict, message)
@@ -283,6 +293,8 @@ class Runner:
         self.events.status(f"searching for a smaller failing size than {case.label()}")
 
         def fails(params: dict) -> bool:
+            if self.worker_deaths >= MAX_WORKER_DEATHS:
+                return False  # each death costs a new worker: stop searching
             probe = Case(f"shrink:{describe(params)}", "shrink", params)
             return not self.run_case(probe).passed
 

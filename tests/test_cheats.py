@@ -87,7 +87,7 @@ def _marked_processes(mark: str) -> list[int]:
 def test_forked_children_die_with_the_worker():
     mark = f"JUDGE_TEST_MARK={uuid.uuid4().hex}"
     key, value = mark.split("=")
-    result = judge("abuse_fork_and_hang.py", timeout=1.0, worker_env={key: value})
+    result = judge("abuse_fork_and_hang.py", timeout=1.0, compile_timeout=10, worker_env={key: value})
     assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
     deadline = time.monotonic() + 5
     while _marked_processes(mark) and time.monotonic() < deadline:

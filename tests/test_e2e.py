@@ -91,9 +91,16 @@ def test_process_death_is_a_runtime_error_and_the_judge_survives(name, words):
         assert "about to exit" in result.tests[0].message  # the solution's output tail
 
 
+def test_repeated_process_deaths_skip_the_rest():
+    result = judge("transpose_segfault.py")
+    verdicts = [t.verdict for t in result.tests]
+    assert verdicts[0] == Verdict.RUNTIME_ERROR and Verdict.SKIPPED in verdicts
+    assert "deaths of the solution's process" in result.tests[-1].message
+
+
 def test_hang_is_a_time_limit_and_the_judge_returns_promptly():
     started = time.monotonic()
-    result = judge("transpose_hang.py", timeout=1.0, compile_timeout=30)
+    result = judge("transpose_hang.py", timeout=1.0, compile_timeout=10)
     elapsed = time.monotonic() - started
     assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
     assert elapsed < 45
