@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from . import protocol
-from .limits import Limits, MemoryWatchdog, apply_in_child
+from .limits import Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid"]
 
@@ -71,7 +71,6 @@ class Worker:
                 pass_fds=(request_r, response_w), stdin=subprocess.DEVNULL, stdout=output,
                 stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
                 start_new_session=True,  # its own process group: a kill reaches its children too
-                preexec_fn=apply_in_child(self.limits),
             )
         os.close(request_r)
         os.close(response_w)

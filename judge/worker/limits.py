@@ -21,7 +21,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-__all__ = ["Limits", "apply_in_child", "MemoryWatchdog"]
+__all__ = ["Limits", "apply_rlimits", "MemoryWatchdog"]
 
 
 @dataclass(frozen=True)
@@ -39,16 +39,19 @@ class Limits:
             return 16 * 1024**3
 
 
-def apply_in_child(limits: Limits):
-    """A ``preexec_fn`` setting the rlimits in the forked child before exec."""
+def apply_rlimits(output_bytes: int) -> None:
+    """Set the worker's own rlimits, before it imports the solution.
 
-    def apply() -> None:
+    Done by the worker itself rather than in a ``preexec_fn``, which is not
+    safe when the judge spawns workers from several threads (``grade --gpus``).
+    """
+    try:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (output_bytes, output_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
+    except (ImportError, ValueError, OSError):
+        pass  # not on this platform: the output is then unbounded (docs/security.md)
 
 
 def resident_bytes(pid: int) -> int | None:

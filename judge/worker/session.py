@@ -14,6 +14,7 @@ import torch
 from judge import tensors as tensor_args
 from judge.spec import load_spec
 from judge.worker import loader, protocol
+from judge.worker.limits import Limits, apply_rlimits
 
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
@@ -33,6 +34,7 @@ class Session:
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
         """Load spec and solution; report ``ready`` or why the file cannot be judged."""
+        apply_rlimits(int(self.init.get("output_bytes", Limits().output_bytes)))
         try:
             if self.gpu:
                 torch.cuda.set_device(torch.device(self.device))
