@@ -11,7 +11,6 @@ import platform
 import random
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import torch
 
@@ -345,6 +344,3 @@ def headline(message: str) -> str:
         return body[0] if body else lines[-1]
     return lines[0]
 
-
-def solution_name(path: str) -> str:
-    return Path(path).name

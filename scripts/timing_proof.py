@@ -70,10 +70,7 @@ def do_bench_median(spec, solution: str, params: dict) -> float:
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     args = make_arguments(spec, params, seed=123, device="cuda")
-    result = triton.testing.do_bench(lambda: module.solve(*args), warmup=100, rep=1000, return_mode="median")
-    del args
-    torch.cuda.empty_cache()
-    return result
+    return triton.testing.do_bench(lambda: module.solve(*args), warmup=100, rep=1000, return_mode="median")
 
 
 def fidelity(quick: bool) -> list[dict]:

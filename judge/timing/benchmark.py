@@ -38,12 +38,12 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     opts = runner.options
     rule = rule or {"budget_s": opts.bench_budget_s}
     what = f"benchmark {case.name}"
-    header, _ = _request(worker, {"op": "bench", "case": case.name, "params": case.params,
-                                  "seed": runner.seed, "rule": rule, "verify": check},
-                         opts.compile_timeout, f"warm-up of {what}")
+    header, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, "params": case.params,
+                                                   "seed": runner.seed, "rule": rule, "verify": check},
+                          opts.compile_timeout, f"warm-up of {what}")
     problems = []
     while True:
-        header, blobs = _receive(worker, opts.call_timeout() + 5.0, what)
+        header, blobs = _exchange(worker, worker.receive, opts.call_timeout() + 5.0, what)
         if header.get("op") == "bench_done":
             break
         if header.get("op") == "tick":  # the worker is alive and still timing
@@ -58,19 +58,10 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     return header
 
 
-def _request(worker, header, timeout, what):
+def _exchange(worker, method, *args):
+    """``worker.request`` or ``worker.receive``, with failures as BenchFailure."""
     try:
-        reply, blobs = worker.request(header, timeout, what)
-    except WorkerTimeout as exc:
-        raise BenchFailure(Verdict.TIME_LIMIT_EXCEEDED, str(exc)) from None
-    except WorkerCrashed as exc:
-        raise BenchFailure(Verdict.RUNTIME_ERROR, f"{exc}\n{worker.output_tail()}".strip()) from None
-    return _ok(reply), blobs
-
-
-def _receive(worker, timeout, what):
-    try:
-        reply, blobs = worker.receive(timeout, what)
+        reply, blobs = method(*args)
     except WorkerTimeout as exc:
         raise BenchFailure(Verdict.TIME_LIMIT_EXCEEDED, str(exc)) from None
     except WorkerCrashed as exc:

@@ -63,7 +63,6 @@ def measure_peaks(device: str) -> dict:
         src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()
         dst = torch.empty_like(src)
         copy_ms = _median_ms(lambda: dst.copy_(src), reps=20)
-        del src, dst
         n = 8192
         a = torch.rand(n, n, device=device) - 0.5
         b = torch.rand(n, n, device=device) - 0.5
@@ -75,7 +74,6 @@ def measure_peaks(device: str) -> dict:
             tf32_ms = _median_ms(lambda: torch.matmul(a, b), reps=10)
         finally:
             torch.backends.cuda.matmul.allow_tf32 = previous
-        del a, b
         torch.cuda.empty_cache()
     flops = 2.0 * n**3
     return {"copy_gbps": 2 * nbytes / (copy_ms * 1e-3) / 1e9,
