@@ -14,13 +14,17 @@ import torch
 
 from .checks import Mismatch, compare_input, compare_output
 from .spec import Spec, Tensor
-from .tensors import TORCH_DTYPES, make_arguments, poison_value
+from .tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
 __all__ = ["Reference", "ReferenceError_"]
 
 
 class ReferenceError_(RuntimeError):
     """The spec's own reference failed: a bug in the challenge, not the solution."""
+
+
+class BadReply(ValueError):
+    """The worker's reply does not hold the tensors the spec says it must."""
 
 
 class Reference:
@@ -47,8 +51,8 @@ class Reference:
         wide = TORCH_DTYPES.get(self.spec.reference_dtype or "", None)
         work = []
         for value, p in zip(args, self.spec.parameters):
-            if not isinstance(p, Tensor):
-                work.append(value)
+            if not isinstance(p, Tensor):  # |beta| too: the bound of a*x + beta*y is |a||x| + |beta||y|
+                work.append(abs(value) if absolute else value)
                 continue
             copy = value.clone()
             if wide is not None and copy.dtype.is_floating_point:
@@ -59,13 +63,46 @@ class Reference:
     def scale(self, args: list) -> dict[str, torch.Tensor]:
         """The reference on the absolute values of the inputs (summation tolerance)."""
         work = self._prepared(args, absolute=True)
-        with torch.no_grad():
-            self.function(*work)
+        try:
+            with torch.no_grad():
+                self.function(*work)
+        except Exception as exc:  # noqa: BLE001
+            raise ReferenceError_(f"the reference of {self.spec.source} failed on |inputs|: "
+                                  f"{type(exc).__name__}: {exc}") from exc
         return {p.name: work[i] for i, p in enumerate(self.spec.parameters)
                 if isinstance(p, Tensor) and p.role != "in"}
 
+    def expected_tensors(self, params: dict, outputs_only: bool) -> list[tuple[str, str, tuple]]:
+        """(name, dtype, shape) of the tensors a reply must hold, in order."""
+        return [(p.name, p.dtype, self.spec.shape_of(p, params)) for p in self.spec.tensors
+                if not (outputs_only and p.role == "in")]
+
+    def max_reply_bytes(self, params: dict) -> int:
+        """The largest blob a reply may hold for ``params`` (the worker is not trusted)."""
+        sizes = [math.prod(shape) * TORCH_DTYPES[dtype].itemsize
+                 for _, dtype, shape in self.expected_tensors(params, False)]
+        return max(sizes, default=0)
+
+    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
+        """The reply's tensors, rebuilt from the spec's dtypes and shapes, not the worker's word.
+
+        Raises ``BadReply`` when a tensor is missing, extra, or of the wrong size:
+        only a solution that tampers with its worker can cause that.
+        """
+        expected = self.expected_tensors(params, outputs_only)
+        names = [m.get("name") for m in header.get("tensors", [])] if isinstance(header.get("tensors"), list) else None
+        if names != [name for name, _, _ in expected] or len(blobs) != len(expected):
+            raise BadReply(f"the worker's reply holds tensors {names}, expected {[n for n, _, _ in expected]}")
+        got = {}
+        for (name, dtype, shape), blob in zip(expected, blobs):
+            size = math.prod(shape) * TORCH_DTYPES[dtype].itemsize
+            if len(blob) != size:
+                raise BadReply(f"the worker returned {len(blob)} bytes for '{name}', expected {size}")
+            got[name] = from_bytes(blob, dtype, shape)
+        return got
+
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        """Every tensor argument the worker returned, against the judge's own values."""
+        """Every tensor in ``got`` (from ``decode``) against the judge's own values."""
         args = make_arguments(self.spec, params, seed, self.device)
         expected = self.expected(args)
         scale = self.scale(args) if self.spec.tolerance.kind == "summation" else {}
@@ -73,7 +110,7 @@ class Reference:
         for value, p in zip(args, self.spec.parameters):
             if not isinstance(p, Tensor):
                 continue
-            if p.name not in got:  # timed calls send outputs only (docs/timing.md)
+            if p.name not in got:  # timed calls send outputs only; decode() checked which
                 continue
             returned = got[p.name].to(self.device)
             if p.role == "in":

@@ -16,9 +16,8 @@ import torch
 
 from . import __version__
 from .cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
-from .reference import Reference
+from .reference import BadReply, Reference
 from .spec import Spec
-from .tensors import from_bytes
 from .verdict import CaseResult, Verdict, overall_verdict
 from .worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from .worker.limits import Limits
@@ -33,7 +32,7 @@ MAX_WORKER_DEATHS = 3
 
 @dataclass
 class Options:
-    """How to judge; defaults match the CLI's (docs/cli.md)."""
+    """How to judge; defaults match the CLI's (README.md, `judge run --help`)."""
 
     seed: int | None = None
     interpret: bool = False
@@ -245,6 +244,7 @@ class Runner:
         first, started = self.first_call, time.perf_counter()
         try:
             self.ensure_worker()
+            self.worker.max_blob = self.reference.max_reply_bytes(case.params)
             header, blobs = self.worker.request(
                 {"op": "call", "params": case.params, "seed": seed}, self.call_timeout(),
                 f"solve() on {case.label()}")
@@ -257,8 +257,15 @@ class Runner:
         except WorkerCrashed as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if not header.get("ok"):
-            return self.failed(case, Verdict(header.get("verdict", "runtime_error")), header.get("message", ""))
-        got = {m["name"]: from_bytes(b, m["dtype"], m["shape"]) for m, b in zip(header["tensors"], blobs)}
+            outcome = self.failed(case, _verdict_of(header), str(header.get("message", "")))
+            if header.get("fatal") and self.worker is not None:
+                self.worker.stop()  # its GPU context is gone: the death counts, a fresh worker follows
+                self.worker, self.worker_deaths = None, self.worker_deaths + 1
+            return outcome
+        try:
+            got = self.reference.decode(case.params, header, blobs, outputs_only=False)
+        except BadReply as exc:
+            return self.failed(case, Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}")
         problems = [m for m in self.reference.check(case.params, seed, got) if not m.ok]
         if problems:
             message = " | ".join(p.message() for p in problems)
@@ -330,6 +337,15 @@ class Runner:
         if first is None:
             return self.result.message
         return f"{first.verdict.value} on {first.name} ({describe(first.params)}): {headline(first.message)}"
+
+
+def _verdict_of(header: dict) -> Verdict:
+    """The failure verdict a worker reported; anything unexpected is a runtime error."""
+    try:
+        verdict = Verdict(header.get("verdict"))
+    except ValueError:
+        return Verdict.RUNTIME_ERROR
+    return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED) else Verdict.RUNTIME_ERROR
 
 
 def headline(message: str) -> str:

@@ -44,6 +44,14 @@ def test_cheats_are_wrong_answers(name):
     assert result.verdict == Verdict.WRONG_ANSWER, result.message
 
 
+@pytest.mark.parametrize("name", ["cheat_forge_reply.py", "cheat_forge_dtype.py"])
+def test_a_forged_worker_reply_is_never_accepted(name):
+    # The judge rebuilds the tensors from the spec's dtypes and shapes, not the worker's word.
+    result = judge(name)
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "malformed reply" in result.tests[0].message
+
+
 def test_shape_cache_is_caught_by_a_repeat_case():
     result = judge("cheat_cache_by_shape.py")
     failing = [t.name for t in result.tests if t.verdict == Verdict.WRONG_ANSWER]

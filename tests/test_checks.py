@@ -87,3 +87,34 @@ def test_matmul_tolerance_accepts_fp32_in_any_summation_order(M, N, K):
 def test_matmul_tolerance_rejects_tf32_products_and_zeros(M, N, K):
     assert not _matmul_errors_pass("matmul_tf32_sim.py", M, N, K)
     assert not _matmul_errors_pass("matmul_zeros.py", M, N, K)
+
+
+def test_a_reply_is_decoded_with_the_specs_dtypes_and_shapes():
+    from judge.reference import BadReply
+
+    spec = load_spec(CHALLENGES / "transpose.yaml")
+    ref = Reference(spec, "cpu")
+    params = {"rows": 2, "cols": 3}
+    good = {"tensors": [{"name": "input"}, {"name": "output"}]}
+    got = ref.decode(params, good, [bytearray(24), bytearray(24)], outputs_only=False)
+    assert got["output"].shape == (3, 2) and got["output"].dtype == torch.float32
+    with pytest.raises(BadReply):
+        ref.decode(params, {"tensors": []}, [], outputs_only=False)  # nothing sent back
+    with pytest.raises(BadReply):
+        ref.decode(params, good, [bytearray(24), bytearray(8)], outputs_only=False)  # wrong size
+    with pytest.raises(BadReply):
+        ref.decode(params, {"tensors": [{"name": "input"}]}, [bytearray(24)], outputs_only=True)  # not an output
+    assert ref.max_reply_bytes({"rows": 8192, "cols": 8192}) == 8192 * 8192 * 4
+
+
+def test_summation_scale_uses_absolute_scalars():
+    from judge.spec import parse_spec
+    import yaml
+
+    data = yaml.safe_load((CHALLENGES / "matmul.yaml").read_text())
+    data["parameters"].append({"name": "beta", "scalar": "float", "value": -1})
+    data["reference"] = "def reference(A, B, C, M, N, K, beta):\n    C.copy_(beta * (A @ B))\n"
+    spec = parse_spec(yaml.safe_dump(data), "scaled.yaml")
+    args = make_arguments(spec, {"M": 2, "N": 3, "K": 2}, seed=1, device="cpu")
+    scale = Reference(spec, "cpu").scale(args)["C"]
+    assert (scale >= 0).all() and (scale > 0).any()

@@ -152,3 +152,23 @@ def test_result_json_round_trips():
 def test_examples_are_accepted_on_the_builtin_specs(challenge, example):
     result = judge_solution(load_challenge(challenge), str(EXAMPLES / example), Options(seed=1, interpret=True))
     assert result.verdict == Verdict.ACCEPTED, result.message
+
+
+def test_protocol_refuses_malformed_headers():
+    import json
+    import os
+    import struct
+
+    from judge.worker import protocol
+
+    for header in (b"[1, 2]", b'{"blobs": "x"}', b'{"blobs": [99999999999]}'):
+        r, w = os.pipe()
+        os.write(w, struct.pack("<Q", len(header)) + header)
+        with pytest.raises(protocol.ProtocolError):
+            protocol.receive(r, max_blob=1024)
+        os.close(r)
+        os.close(w)
+    r, w = os.pipe()
+    protocol.send(w, {"op": "x"}, [b"abc"])
+    header, blobs = protocol.receive(r, max_blob=3)
+    assert header == {"op": "x"} and bytes(blobs[0]) == b"abc" and json.dumps(header)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from judge.cases import call_seed
+from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import VerifyPlan
 from judge.timing.stats import StoppingRule
 from judge.worker import session as session_module
@@ -47,20 +47,21 @@ def flush_buffer(device) -> torch.Tensor:
 
 def run(session, header: dict) -> None:
     """Serve one ``bench`` request: messages ``warm``, ``verify`` (0 or more), ``bench_done``."""
-    params, case, run_seed = header["params"], header["case"], int(header["seed"])
+    # Only a per-case seed reaches the worker: the run's seed may hold a competition's secret.
+    params, case_seed = header["params"], int(header["seed"])
     send_results = header.get("verify", True)  # the torch baseline's results are not checked
     rule = StoppingRule(**header.get("rule", {}))
     warm_started = session.clock()
-    warmup(session, params, case, run_seed)
+    warmup(session, params, case_seed)
     warmup_s = session.clock() - warm_started
     session.reply({"ok": True, "op": "warm"})
     flush = flush_buffer(session.device)
-    plan = VerifyPlan(call_seed(run_seed, case, -1), min_calls=rule.min_calls)
+    plan = VerifyPlan(plan_seed(case_seed), min_calls=rule.min_calls)
     samples, audits, verified = [], [], 0
     started = session.clock()
     index, decision, last_message, verifying_s = 0, None, started, 0.0
     while True:
-        seed = call_seed(run_seed, case, 1000 + index)
+        seed = timed_seed(case_seed, index)
         args = session.arguments(params, seed)
         audited = plan.wants(index)
         if audited:
@@ -98,10 +99,10 @@ def _check_now(n: int) -> bool:
     return n <= 100 or n % max(1, n // 100) == 0
 
 
-def warmup(session, params: dict, case: str, run_seed: int) -> None:
+def warmup(session, params: dict, case_seed: int) -> None:
     calls, gpu_ms = 0, 0.0
     while calls < WARMUP_MIN_CALLS or gpu_ms < WARMUP_MIN_MS:
-        args = session.arguments(params, call_seed(run_seed, case, 100 + calls))
+        args = session.arguments(params, warmup_seed(case_seed, calls))
         gpu_ms += session.timed_call(args)
         calls += 1
         if calls >= 1000:

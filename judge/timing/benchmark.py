@@ -12,10 +12,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..tensors import from_bytes
+from ..reference import BadReply
 from ..verdict import Verdict
 from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from .audit import Audit, cross_check, launch_bound
+from .bench_seeds import case_seed as derive_case_seed, timed_seed
 from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
 from .speed import speed_of_light, speedup_text
 from .stats import Stats
@@ -38,10 +39,13 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     opts = runner.options
     rule = rule or {"budget_s": opts.bench_budget_s}
     what = f"benchmark {case.name}"
+    case_seed = derive_case_seed(runner.seed, case.name)  # the run's seed never reaches the worker
+    if runner.reference is not None:
+        worker.max_blob = runner.reference.max_reply_bytes(case.params)
     header, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, "params": case.params,
-                                                   "seed": runner.seed, "rule": rule, "verify": check},
+                                                   "seed": case_seed, "rule": rule, "verify": check},
                           opts.compile_timeout, f"warm-up of {what}")
-    problems = []
+    problems, verified = [], set()
     while True:
         header, blobs = _exchange(worker, worker.receive, opts.call_timeout() + 5.0, what)
         if header.get("op") == "bench_done":
@@ -49,13 +53,36 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
         if header.get("op") == "tick":  # the worker is alive and still timing
             continue
         if check:
-            got = {m["name"]: from_bytes(b, m["dtype"], m["shape"]) for m, b in zip(header["tensors"], blobs)}
-            bad = [m for m in runner.reference.check(case.params, int(header["seed"]), got) if not m.ok]
-            if bad and not problems:
-                problems.append(f"timed call {header['call']}: " + " | ".join(m.message() for m in bad))
+            index = _verified_call(runner, case, header, blobs, case_seed, problems)
+            verified.add(index)
     if problems:
         raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0])
+    _require_last_verified(header, verified, check)
     return header
+
+
+def _verified_call(runner, case, header: dict, blobs: list, case_seed: int, problems: list) -> int:
+    """Check one ``verify`` message; the judge derives the call's seed from its index itself."""
+    index = header.get("call")
+    if type(index) is not int or index < 0:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, "malformed verify message from the solution's process")
+    try:
+        got = runner.reference.decode(case.params, header, blobs, outputs_only=True)
+    except BadReply as exc:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
+    bad = [m for m in runner.reference.check(case.params, timed_seed(case_seed, index), got) if not m.ok]
+    if bad and not problems:
+        problems.append(f"timed call {index}: " + " | ".join(m.message() for m in bad))
+    return index
+
+
+def _require_last_verified(done: dict, verified: set, check: bool) -> None:
+    samples = done.get("samples_ms")
+    if not isinstance(samples, list) or not samples or not all(isinstance(x, (int, float)) for x in samples):
+        raise BenchFailure(Verdict.RUNTIME_ERROR, "the solution's process sent no timings")
+    if check and len(samples) - 1 not in verified:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, "the last timed call was not sent back for checking "
+                                                  "(the worker's reply was tampered with)")
 
 
 def _exchange(worker, method, *args):

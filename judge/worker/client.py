@@ -53,6 +53,7 @@ class Worker:
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
         self.watchdog: MemoryWatchdog | None = None
+        self.max_blob = protocol.MAX_BLOB
         self.process: subprocess.Popen | None = None
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
@@ -136,7 +137,10 @@ class Worker:
 
     # -- requests ------------------------------------------------------------------
     def request(self, header: dict, timeout: float, what: str = "the call") -> tuple[dict, list]:
-        """Send a request and wait at most ``timeout`` seconds for its answer."""
+        """Send a request and wait at most ``timeout`` seconds for its answer.
+
+        Set ``max_blob`` (bytes) first to bound what a reply may make the judge allocate.
+        """
         self._send(header)
         return self._receive(timeout, what)
 
@@ -152,11 +156,15 @@ class Worker:
 
     def _receive(self, timeout: float, what: str) -> tuple[dict, list]:
         try:
-            return protocol.receive(self._response_r, time.monotonic() + timeout)
+            return protocol.receive(self._response_r, time.monotonic() + timeout, self.max_blob)
         except protocol.Timeout:
             self._kill()
             raise WorkerTimeout(f"{what} did not finish within {timeout:g} s; the worker was killed") from None
         except protocol.ProtocolError as exc:
+            if not isinstance(exc, protocol.Closed):  # it is talking nonsense, not dead
+                self._kill()
+                raise WorkerCrashed(f"malformed reply from the solution's process during {what}: {exc}; "
+                                    "it was stopped") from None
             raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
 
     def _death_message(self, when: str, detail: str = "") -> str:

@@ -14,7 +14,7 @@ import select
 import struct
 import time
 
-__all__ = ["ProtocolError", "Timeout", "send", "receive"]
+__all__ = ["ProtocolError", "Closed", "Timeout", "send", "receive"]
 
 _LENGTH = struct.Struct("<Q")
 MAX_HEADER = 16 * 1024 * 1024
@@ -23,6 +23,10 @@ MAX_BLOB = 64 * 1024**3
 
 class ProtocolError(RuntimeError):
     """The other side closed the pipe or sent something malformed."""
+
+
+class Closed(ProtocolError):
+    """The other side closed the pipe (usually: the process died)."""
 
 
 class Timeout(RuntimeError):
@@ -46,8 +50,12 @@ def _write_all(fd: int, data) -> None:
         view = view[written:]
 
 
-def receive(fd: int, deadline: float | None = None) -> tuple[dict, list[bytearray]]:
-    """Read one message; raise ``Timeout`` once ``time.monotonic()`` passes ``deadline``."""
+def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB) -> tuple[dict, list[bytearray]]:
+    """Read one message; raise ``Timeout`` once ``time.monotonic()`` passes ``deadline``.
+
+    ``max_blob`` bounds each blob, so a forged header cannot make the judge
+    allocate more than the largest tensor it expects.
+    """
     (length,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
     if length > MAX_HEADER:
         raise ProtocolError(f"message header of {length} bytes is too large")
@@ -55,9 +63,11 @@ def receive(fd: int, deadline: float | None = None) -> tuple[dict, list[bytearra
         header = json.loads(_read_exact(fd, length, deadline).decode())
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProtocolError(f"malformed message header: {exc}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("malformed message header: not an object")
     sizes = header.pop("blobs", [])
-    if not isinstance(header, dict) or not all(isinstance(s, int) and 0 <= s <= MAX_BLOB for s in sizes):
-        raise ProtocolError("malformed message header")
+    if not isinstance(sizes, list) or not all(type(s) is int and 0 <= s <= max_blob for s in sizes):
+        raise ProtocolError(f"malformed message header: blob sizes {str(sizes)[:80]} (at most {max_blob} bytes each)")
     return header, [_read_exact(fd, size, deadline) for size in sizes]
 
 
@@ -74,6 +84,6 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytearray:
                 raise Timeout()
         count = os.readv(fd, [view[filled:]])
         if count == 0:
-            raise ProtocolError("the worker closed the connection")
+            raise Closed("the worker closed the connection")
         filled += count
     return buffer

@@ -126,7 +126,7 @@ class Session:
         healthy = self.device_is_healthy()
         if not healthy:
             message += "\n(the GPU context is unusable after this error: a fresh worker is started)"
-        self.reply({"ok": False, "verdict": verdict, "message": message})
+        self.reply({"ok": False, "verdict": verdict, "message": message, "fatal": not healthy})
         return healthy
 
     def device_is_healthy(self) -> bool:
