@@ -401,8 +401,14 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
 
     started = time.perf_counter()
     events = _cancel_events(cancel) if cancel is not None else None
+    from .reference import ReferenceError_
+
     try:
         run = judge_solution(spec, entry.path, settings.options(device), events).as_dict()
+    except ReferenceError_ as exc:  # the organiser's spec is broken: not the submission's verdict
+        run = {"verdict": Verdict.INVALID_SUBMISSION.value, "challenge": spec.name, "solution": entry.path,
+               "message": f"the challenge's reference failed (a spec error, not this submission's): {exc}",
+               "tests": [], "benchmarks": [], "notes": ["spec error: fix the challenge"], "internal_error": True}
     except Exception as exc:  # noqa: BLE001 - one submission that trips the judge must not stop the rest
         run = {"verdict": Verdict.RUNTIME_ERROR.value, "challenge": spec.name, "solution": entry.path,
                "message": f"internal error in judge while grading this submission: {type(exc).__name__}: {exc}",

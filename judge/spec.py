@@ -419,11 +419,13 @@ class _Parser:
         role = entry.get("role", "in")
         if role not in ROLES:
             self.fail(f"{where}.role", f"expected one of {', '.join(ROLES)}, got {role!r}")
-        return Tensor(name, dtype, tuple(shape), role, self.init(entry.get("init"), f"{where}.init"))
+        return Tensor(name, dtype, tuple(shape), role, self.init(entry.get("init"), f"{where}.init", dtype))
 
-    def init(self, raw, where: str) -> Init:
-        if raw is None:
-            return Init()
+    def init(self, raw, where: str, dtype: str = "float32") -> Init:
+        integral = dtype not in FLOAT_DTYPES
+        if raw is None:  # uniform(-1, 1) would truncate to all zeros for integers
+            return Init(dist="randint", low=0, high=2) if dtype == "bool" else \
+                Init(dist="randint", low=-100, high=101) if integral else Init()
         if not isinstance(raw, dict):
             self.fail(where, "expected a mapping like {dist: uniform, low: -1, high: 1}")
         dist = raw.get("dist", "uniform")
@@ -441,6 +443,10 @@ class _Parser:
             self.fail(where, f"expected low < high, got low={init.low}, high={init.high}")
         if dist == "normal" and not init.std > 0:
             self.fail(f"{where}.std", "expected a positive standard deviation")
+        if integral and dist in ("uniform", "normal"):
+            self.fail(f"{where}.dist", f"{dist} draws floats, which truncate for {dtype}; use randint or fill")
+        if dist == "randint" and int(init.low) >= int(init.high):
+            self.fail(where, f"randint needs integer bounds low < high, got {init.low} and {init.high}")
         return init
 
     def formula(self, where: str, value, sizes: dict) -> None:

@@ -109,3 +109,13 @@ def test_plain_output_is_not_cut_to_a_narrow_columns(cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "60")  # pytest-xdist workers and CI logs set narrow widths
     result = cli("list")
     assert "solve(input, output, rows, cols)" in result.output and "solve(A, B, C, M, N, K)" in result.output
+
+
+@pytest.mark.slow
+def test_a_failing_reference_is_a_spec_error_not_the_solutions(cli, tmp_path):
+    spec = tmp_path / "badref.yaml"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text().replace(
+        "      output.copy_(input.T)", "      assert rows < 3, 'reference bug'\n      output.copy_(input.T)"))
+    result = cli("run", spec, SOLUTIONS / "transpose_ok.py", "--seed", "1")
+    assert result.exit_code == 2
+    assert "reference bug" in result.output and "not in your solution" in result.output

@@ -115,3 +115,15 @@ def test_find_spec_path_names_builtins_when_unknown():
     with pytest.raises(UnknownChallenge, match="transpose"):
         find_spec_path("transpos")
     assert find_spec_path("copy").name == "copy.yaml"
+
+
+def test_integer_tensors_default_to_randint_and_refuse_float_draws():
+    data = yaml.safe_load(BASE)
+    for p in data["parameters"][:2]:
+        p["tensor"] = "int32"
+        p.pop("init", None)
+    spec = parse_spec(yaml.safe_dump(data), "ints.yaml")
+    assert spec.parameters[0].init.dist == "randint" and spec.parameters[0].init.high > 1
+    data["parameters"][0]["init"] = {"dist": "uniform", "low": -1, "high": 1}
+    err = error_of(yaml.safe_dump(data))
+    assert err.field == "parameters[0].init.dist" and "truncate" in str(err)

@@ -9,7 +9,7 @@ import click
 from ..report.console import make_console, plain_wanted, render_run
 from ..report.json_export import run_to_json
 from ..verdict import exit_code_for
-from .base import check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
+from .base import UserError, check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
 from .history import history_options, record_results
 
 
@@ -81,8 +81,14 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     options = build_options(seed, interpret, device, timeout, compile_timeout,
                             benchmark=not no_bench, bench_budget_s=bench_budget,
                             remeasure_peaks=remeasure_peaks)
+    from ..reference import ReferenceError_
+
     with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
-        result = judge_solution(spec, solution, options, events)
+        try:
+            result = judge_solution(spec, solution, options, events)
+        except ReferenceError_ as exc:  # the challenge is broken, not the solution
+            raise UserError(f"{exc}\nThis is an error in the challenge spec, not in your solution; "
+                            f"'judge validate {spec.source}' checks a spec.") from None
     history_warning = record_results(db_path, no_history, "run", [result.as_dict()])
     if as_json:
         click.echo(run_to_json(result.as_dict()))

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
+import threading
 from pathlib import Path
 
 __all__ = ["cache_dir", "peak_key", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
@@ -81,6 +83,11 @@ def measure_peaks(device: str) -> dict:
             "tf32_tflops": flops / (tf32_ms * 1e-3) / 1e12}
 
 
+# judge grade --gpus runs judges in threads: one measurement and one cache
+# writer at a time (measure_peaks flips the process-wide TF32 switch).
+_LOCK = threading.RLock()
+
+
 def _read(path: Path) -> dict:
     try:
         return json.loads(path.read_text()) if path.exists() else {}
@@ -91,9 +98,10 @@ def _read(path: Path) -> dict:
 def _write(path: Path, data: dict) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2))
-        tmp.replace(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(data, indent=2))
+        os.replace(tmp, path)
     except OSError:
         pass  # an unwritable cache only costs a re-measurement next time
 
@@ -112,19 +120,21 @@ def cached_baseline(key: str) -> dict | None:
 
 def store_baseline(key: str, summary: dict) -> None:
     path = cache_dir() / "baselines.json"
-    data = _read(path)
-    data[key] = summary
-    _write(path, data)
+    with _LOCK:
+        data = _read(path)
+        data[key] = summary
+        _write(path, data)
 
 
 def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
     """Cached peaks for this device, measuring them when missing or asked to."""
     path = cache_dir() / "peaks.json"
     key = peak_key(environment)
-    cached = _read(path)
-    if key in cached and not remeasure:
-        return dict(cached[key], cached=True)
-    peaks = measure_peaks(device)
-    cached[key] = peaks
-    _write(path, cached)
+    with _LOCK:
+        cached = _read(path)
+        if key in cached and not remeasure:
+            return dict(cached[key], cached=True)
+        peaks = measure_peaks(device)
+        cached[key] = peaks
+        _write(path, cached)
     return dict(peaks, cached=False)
