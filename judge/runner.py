@@ -16,7 +16,7 @@ import torch
 
 from . import __version__
 from .cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
-from .reference import BadReply, Reference
+from .reference import BadReply, Reference, ReferenceError_
 from .spec import Spec
 from .verdict import CaseResult, Verdict, overall_verdict
 from .worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -145,6 +145,9 @@ class Runner:
         result.environment = environment(self.device)
         result.device = result.environment.get("gpu", "cpu (Triton interpreter)")
         cases = generate_cases(self.spec, self.seed, self.interpret)
+        if not cases:
+            raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
+                                  "and the size limits")
         self.events.started(result, len(cases))
         self.note_caps()
         self.reference = Reference(self.spec, self.device)
