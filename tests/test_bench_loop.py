@@ -1,0 +1,142 @@
+"""The benchmark loop and its checks without a GPU: the worker side
+(judge/timing/bench.py) runs in-process with CUDA events and synchronize
+replaced by host-clock fakes, and its messages feed the judge side
+(judge/timing/benchmark.py) through a fake worker.  This covers the protocol
+between the two: seeds, verified calls, the last call, forged replies.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import pytest
+import torch
+
+from judge.cases import Case
+from judge.reference import Reference
+from judge.runner import Options
+from judge.spec import load_spec
+from judge.timing import bench
+from judge.timing.benchmark import BenchFailure, bench_case, timing_summary
+from judge.verdict import Verdict
+from judge.worker.session import Session
+
+from conftest import SOLUTIONS, SPECS
+
+SPEC = load_spec(SPECS / "tiny_transpose.yaml")
+CASE = Case("b", "benchmark", {"rows": 7, "cols": 5})
+
+
+class FakeEvent:
+    def __init__(self, enable_timing=True):
+        self.at = None
+
+    def record(self):
+        self.at = time.perf_counter()
+
+    def elapsed_time(self, other):
+        return max((other.at - self.at) * 1e3, 1e-6)
+
+
+@pytest.fixture(autouse=True)
+def cpu_events(monkeypatch):
+    monkeypatch.setattr(bench, "_Event", FakeEvent)
+    monkeypatch.setattr(bench, "_record", FakeEvent.record)
+    monkeypatch.setattr(bench, "_elapsed", FakeEvent.elapsed_time)
+    monkeypatch.setattr(bench, "_event_sync", lambda event: None)
+    monkeypatch.setattr(bench, "_synchronize", lambda: None)
+    monkeypatch.setattr(bench, "flush_buffer", lambda device: torch.empty(1024, dtype=torch.int32))
+    from judge.worker import session
+
+    monkeypatch.setattr(session, "_Event", FakeEvent)  # the warm-up times with the session's events
+    monkeypatch.setattr(session, "_synchronize", lambda: None)
+
+
+class RecordingSession(Session):
+    """A worker session on the CPU whose replies are collected, not written to a pipe."""
+
+    def __init__(self, solve, drop_last_verify=False):
+        super().__init__({"device": "cpu", "solution": "x.py", "spec": SPEC.source}, -1, time.perf_counter)
+        self.spec, self.solve, self.messages = SPEC, solve, []
+        self.gpu = True  # time with the (fake) events, as on a GPU
+        self.drop_last_verify = drop_last_verify
+
+    def reply(self, header, blobs=()):
+        self.messages.append((header, [bytearray(bytes(b)) for b in blobs]))
+
+    def finish(self):
+        if self.drop_last_verify:  # a tampered worker that hides its last call
+            verifies = [i for i, (h, _) in enumerate(self.messages) if h.get("op") == "verify"]
+            del self.messages[verifies[-1]]
+
+
+class FakeWorker:
+    max_blob = 1 << 30
+
+    def __init__(self, session):
+        self.session = session
+
+    def request(self, header, timeout, what=""):
+        bench.run(self.session, header)
+        self.session.finish()
+        return self.session.messages.pop(0)
+
+    def receive(self, timeout, what=""):
+        return self.session.messages.pop(0)
+
+    def output_tail(self):
+        return ""
+
+
+class FakeRunner:
+    def __init__(self):
+        self.options = Options(bench_budget_s=0.2, seed=3)
+        self.seed = 3
+        self.reference = Reference(SPEC, "cpu")
+
+
+def load_solve(name):
+    spec = importlib.util.spec_from_file_location(name, SOLUTIONS / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.solve
+
+
+def honest(input, output, rows, cols):
+    output.copy_(input.T)
+
+
+def test_an_honest_solution_is_timed_and_its_verified_calls_pass():
+    done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
+    summary = timing_summary(done)
+    assert summary["calls"] >= 10 and summary["verified_calls"] >= 3 and summary["median_ms"] > 0
+
+
+def test_a_wrong_result_while_timed_is_a_wrong_answer():
+    session = RecordingSession(load_solve("transpose_wrong_when_timed.py"))
+    with pytest.raises(BenchFailure) as info:
+        bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+    assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
+
+
+def test_a_worker_that_hides_its_last_call_is_rejected():
+    session = RecordingSession(honest, drop_last_verify=True)
+    with pytest.raises(BenchFailure) as info:
+        bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+    assert info.value.verdict == Verdict.RUNTIME_ERROR and "last timed call" in info.value.message
+
+
+def test_the_run_seed_never_reaches_the_worker():
+    session = RecordingSession(honest)
+    seen = []
+    original = bench.run
+
+    def spy(s, header):
+        seen.append(header["seed"])
+        return original(s, header)
+
+    worker = FakeWorker(session)
+    worker.request = lambda header, timeout, what="": (spy(session, header), session.messages.pop(0))[1]
+    bench_case(FakeRunner(), worker, CASE, check=True)
+    assert seen and seen[0] != 3
