@@ -6,7 +6,8 @@
 #   A@B = A2B0 + A1B1 + A0B2  +  A1B0 + A0B1  +  A0B0      (+ terms below 2^-24)
 # six bf16 products with an fp32 accumulator, smallest terms first. Written as
 # ONE plain bf16 GEMM over a six-times-longer reduction, it runs at Tensor-Core
-# speed (bf16 is ~15x faster than fp32 FMAs) and stays as accurate as fp32.
+# speed and stays as accurate as fp32: 96-115 TFLOP/s on an H200 at
+# 8192x6144x4096, 1.9-2.3x cuBLAS fp32 (docs/results.md).
 import torch
 import triton
 import triton.language as tl

@@ -4,7 +4,8 @@
 # Bigger tiles give each program more bytes in flight; 8 warps keep enough loads
 # outstanding to saturate HBM. Offsets are computed in int64 so rows*cols may
 # exceed 2**31. When both sizes are multiples of 64 (EVEN) the masks are
-# compiled out. Expect ~95%+ of device-to-device copy bandwidth on H100/H200.
+# compiled out. Measured on an H200: 97% of the device-to-device copy
+# bandwidth at 8192^2 and at 32768^2 (docs/results.md).
 import torch
 import triton
 import triton.language as tl
