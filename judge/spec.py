@@ -473,27 +473,27 @@ class _Parser:
     # -- reference, tolerance, cases, cost -------------------------------------
     def reference(self, parameters: tuple) -> str:
         code = self.data.get("reference")
-        if not isinstance(code, str) or "def reference" not in code:
+        if code is None:
             self.fail("reference", "required: Python code defining "
                       f"def reference({', '.join(p.name for p in parameters)}) that writes the outputs")
-        try:
-            compile(code, f"{self.source}:reference", "exec")
-        except SyntaxError as exc:
-            self.fail("reference", f"Python syntax error at line {exc.lineno}: {exc.msg}")
-        return code
+        return self.code("reference", code, parameters)
 
     def baseline(self, parameters: tuple) -> str:
         """The torch code timed beside solutions; by default the reference itself."""
         code = self.data.get("baseline")
         if code is None:
             return self.data.get("reference", "") + "\nbaseline = reference\n"
-        if not isinstance(code, str) or "def baseline" not in code:
-            self.fail("baseline", "Python code defining "
-                      f"def baseline({', '.join(p.name for p in parameters)}) that writes the outputs")
+        return self.code("baseline", code, parameters)
+
+    def code(self, key: str, code, parameters: tuple) -> str:
+        """Python text defining ``def <key>(...)`` that compiles."""
+        if not isinstance(code, str) or f"def {key}" not in code:
+            self.fail(key, "Python code defining "
+                      f"def {key}({', '.join(p.name for p in parameters)}) that writes the outputs")
         try:
-            compile(code, f"{self.source}:baseline", "exec")
+            compile(code, f"{self.source}:{key}", "exec")
         except SyntaxError as exc:
-            self.fail("baseline", f"Python syntax error at line {exc.lineno}: {exc.msg}")
+            self.fail(key, f"Python syntax error at line {exc.lineno}: {exc.msg}")
         return code
 
     def tolerance(self) -> Tolerance:
