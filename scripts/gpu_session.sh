@@ -3,6 +3,7 @@
 # (the device returns at most 8 files).
 #   bash scripts/gpu_session.sh check     GPU tests, new challenges, copy and matmul sweeps
 #   bash scripts/gpu_session.sh results   rank progressions (docs/results.md), rank demo, README run, grade
+#   bash scripts/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -35,6 +36,11 @@ results)
     --sizes 512,1024,2048,4096,8192 --budget 6 --seed 1 --plot "$OUT/sweep.png"
   part leaderboard 20 judge leaderboard transpose
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 100 bash scripts/challenges_gpu.sh part2
+  ;;
+verify)
+  part probe 90 python3 scripts/launch_bound_probe.py --out "$OUT"
+  part gpu_tests 330 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 150 bash scripts/challenges_gpu.sh part2
   ;;
 esac
 ls -la "$FINAL_OUT"
