@@ -4,6 +4,7 @@
 #   bash scripts/gpu_session.sh check     GPU tests, new challenges, copy and matmul sweeps
 #   bash scripts/gpu_session.sh results   rank progressions (docs/results.md), rank demo, README run, grade
 #   bash scripts/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
+#   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -41,6 +42,20 @@ verify)
   part probe 90 python3 scripts/launch_bound_probe.py --out "$OUT"
   part gpu_tests 330 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 150 bash scripts/challenges_gpu.sh part2
+  ;;
+proof)
+  export JUDGE_CACHE_DIR="$OUT/judge-cache"  # a fresh cache: the peaks (and timer floor) are measured
+  part timing_proof 420 python3 scripts/timing_proof.py --out "$OUT"
+  python3 - "$OUT/transpose_tiny.yaml" <<'PY'
+# transpose with one launch-bound benchmark case, to see its report end to end
+import sys, yaml
+data = yaml.safe_load(open("challenges/transpose.yaml"))
+data.pop("variants")
+data.update(name="transpose_tiny", benchmarks=[{"name": "tiny-63x72", "rows": 63, "cols": 72}],
+            tests={"sizes": [{"rows": 2, "cols": 3}, {"rows": 63, "cols": 72}]})
+open(sys.argv[1], "w").write(yaml.safe_dump(data, sort_keys=False))
+PY
+  part tiny_run 60 env NO_COLOR=1 COLUMNS=120 judge run "$OUT/transpose_tiny.yaml" solutions/transpose/tuned.py --seed 1
   ;;
 esac
 ls -la "$FINAL_OUT"

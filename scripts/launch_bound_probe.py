@@ -10,6 +10,13 @@ drift does not favour one:
     queued_fresh   fresh input sets made beforehand; flush/events/solve enqueued
                    back to back, one synchronize per batch (as do_bench does)
     queued_same    the same, on the same inputs every call
+    queued_same_N  batches of N calls (N = 2, 8, 400) instead of 50
+    sync_deep      one call per synchronize, but queued behind a 100 us sleep
+                   kernel so the launch is already waiting when the GPU gets to it
+    sync_noflush / queued_noflush   without the L2 flush between calls
+
+Then, as ground truth independent of CUDA events, the kernel's own duration
+(CUPTI, through torch.profiler) in the sync and the queued loop.
 
     python scripts/launch_bound_probe.py [--rows 63 --cols 72] [--rounds 4]
 """
@@ -31,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge.catalog import load_challenge  # noqa: E402
 from judge.tensors import make_arguments  # noqa: E402
-from judge.timing.bench import flush_buffer  # noqa: E402
+from judge.timing.flush import flush_buffer  # noqa: E402
 
 CALLS = 400
 BATCH = 50
@@ -44,14 +51,17 @@ def load_solve(path: Path):
     return module.solve
 
 
-def sync_loop(solve, make_args, flush, fresh: bool) -> list[float]:
+def sync_loop(solve, make_args, flush, fresh: bool, deep: bool = False, calls: int = CALLS) -> list[float]:
     times, args = [], make_args(0)
-    for i in range(CALLS):
+    for i in range(calls):
         if fresh:
             args = make_args(i)
         torch.cuda.synchronize()
         begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        flush.zero_()
+        if deep:
+            torch.cuda._sleep(200_000)  # about 100 us of GPU time: the launches below queue up behind it
+        if flush is not None:
+            flush.zero_()
         begin.record()
         solve(*args)
         end.record()
@@ -60,15 +70,16 @@ def sync_loop(solve, make_args, flush, fresh: bool) -> list[float]:
     return times
 
 
-def queued_loop(solve, make_args, flush, fresh: bool) -> list[float]:
+def queued_loop(solve, make_args, flush, fresh: bool, batch: int = BATCH, calls: int = CALLS) -> list[float]:
     times, same = [], make_args(0)
-    for start in range(0, CALLS, BATCH):
-        sets = [make_args(start + i) if fresh else same for i in range(BATCH)]
+    for start in range(0, calls, batch):
+        sets = [make_args(start + i) if fresh else same for i in range(batch)]
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(BATCH)]
+                  for _ in range(batch)]
         torch.cuda.synchronize()
         for args, (begin, end) in zip(sets, events):
-            flush.zero_()
+            if flush is not None:
+                flush.zero_()
             begin.record()
             solve(*args)
             end.record()
@@ -101,6 +112,12 @@ def main() -> None:
         "sync_same": lambda: sync_loop(solve, make_args, flush, False),
         "queued_fresh": lambda: queued_loop(solve, make_args, flush, True),
         "queued_same": lambda: queued_loop(solve, make_args, flush, False),
+        "queued_same_2": lambda: queued_loop(solve, make_args, flush, False, batch=2),
+        "queued_same_8": lambda: queued_loop(solve, make_args, flush, False, batch=8),
+        "queued_same_400": lambda: queued_loop(solve, make_args, flush, False, batch=400),
+        "sync_deep": lambda: sync_loop(solve, make_args, flush, False, deep=True),
+        "sync_noflush": lambda: sync_loop(solve, make_args, None, False),
+        "queued_noflush": lambda: queued_loop(solve, make_args, None, False),
     }
     for method in methods.values():  # warm-up and JIT
         method()
@@ -117,9 +134,28 @@ def main() -> None:
     for name, row in summary.items():
         row["vs_do_bench_pct"] = round(100 * (row["median_of_rounds_us"] / reference - 1), 2)
         print(f"{name:<14} {row['median_of_rounds_us']:8.3f} us  {row['vs_do_bench_pct']:+6.2f} %  rounds {row['rounds_us']}")
+    kernel_us = {name: cupti_kernel_us(loop) for name, loop in {
+        "sync_same": lambda: sync_loop(solve, make_args, flush, False, calls=200),
+        "queued_same": lambda: queued_loop(solve, make_args, flush, False, calls=200),
+        "sync_deep": lambda: sync_loop(solve, make_args, flush, False, deep=True, calls=200),
+    }.items()}
+    print("kernel duration by CUPTI (us, median of calls):", kernel_us)
     if options.out:
         Path(options.out, "launch_bound_probe.json").write_text(json.dumps(
-            {"device": torch.cuda.get_device_name(), "params": params, "results": summary}, indent=2))
+            {"device": torch.cuda.get_device_name(), "params": params, "results": summary,
+             "cupti_kernel_us": kernel_us}, indent=2))
+
+
+def cupti_kernel_us(loop) -> float | None:
+    """The median duration of the solution's kernel as CUPTI saw it (no CUDA events involved)."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        loop()
+    durations = [e.time_range.elapsed_us() for e in prof.events()
+                 if e.device_type == DeviceType.CUDA and "transpose" in e.name]
+    return round(statistics.median(durations), 3) if durations else None
 
 
 if __name__ == "__main__":

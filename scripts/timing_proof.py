@@ -2,7 +2,10 @@
 
 Fidelity: for each kernel, the judge's median (two independent runs, each in
 its own worker) against ``triton.testing.do_bench(..., return_mode="median")``
-on the same kernel and inputs in this process.  Overhead: the wall time of a
+on the same kernel and inputs in this process, and against the kernels' own
+duration as CUPTI records it (torch.profiler; no CUDA events involved), which
+is the ground truth the event-based numbers approximate.  Also the device's
+timer floor: a one-element kernel timed as the judge times a call.  Overhead: the wall time of a
 whole ``judge run``, split into phases.
 
     python scripts/timing_proof.py [--out DIR] [--quick]
@@ -31,6 +34,8 @@ from judge.runner import Events, Options, Runner, environment  # noqa: E402
 from judge.spec import parse_spec  # noqa: E402
 from judge.tensors import make_arguments  # noqa: E402
 from judge.timing.benchmark import bench_case, timing_summary  # noqa: E402
+from judge.timing.flush import flush_buffer  # noqa: E402
+from judge.timing.peaks import timer_floor_us  # noqa: E402
 
 KERNELS = [
     # label, challenge, solution, params, largest size needed (to widen the spec's range)
@@ -65,12 +70,30 @@ def judge_median(spec, solution: str, params: dict, seed: int, budget: float) ->
         runner.close()
 
 
-def do_bench_median(spec, solution: str, params: dict) -> float:
+def in_process_references(spec, solution: str, params: dict) -> tuple[float, float | None]:
+    """(do_bench median, CUPTI kernel time per call), both in ms, on the same inputs."""
     module_spec = importlib.util.spec_from_file_location("proof_solution", ROOT / solution)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     args = make_arguments(spec, params, seed=123, device="cuda")
-    return triton.testing.do_bench(lambda: module.solve(*args), warmup=100, rep=1000, return_mode="median")
+    reference = triton.testing.do_bench(lambda: module.solve(*args), warmup=100, rep=1000, return_mode="median")
+    return reference, cupti_ms(lambda: module.solve(*args))
+
+
+def cupti_ms(call, calls: int = 30) -> float | None:
+    """Kernel time per call by CUPTI: every kernel but the flush's, summed, over ``calls`` flushed calls."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    flush = flush_buffer("cuda")
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            flush.zero_()
+            call()
+            torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA
+               and "Fill" not in e.name and "Memset" not in e.name]
+    return sum(e.time_range.elapsed_us() for e in kernels) / calls / 1e3 if kernels else None
 
 
 def fidelity(quick: bool) -> list[dict]:
@@ -81,10 +104,10 @@ def fidelity(quick: bool) -> list[dict]:
         spec = widened_spec(challenge, params)
         first = judge_median(spec, solution, params, seed=1, budget=2.0)
         second = judge_median(spec, solution, params, seed=2, budget=2.0)
-        reference = do_bench_median(spec, solution, params)
+        reference, kernel_ms = in_process_references(spec, solution, params)
         row = {"kernel": label, "judge_1_ms": first["median_ms"], "judge_2_ms": second["median_ms"],
                "judge_ci_1": [first["ci_low_ms"], first["ci_high_ms"]], "calls_1": first["calls"],
-               "calls_2": second["calls"], "do_bench_ms": reference,
+               "calls_2": second["calls"], "do_bench_ms": reference, "cupti_kernel_ms": kernel_ms,
                "vs_do_bench_pct": 100 * (first["median_ms"] / reference - 1),
                "run_to_run_pct": 100 * (second["median_ms"] / first["median_ms"] - 1),
                "timer_trusted": first["timer_trusted"] and second["timer_trusted"]}
@@ -110,11 +133,13 @@ def overhead() -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| kernel | judge run 1 (ms) | judge run 2 (ms) | do_bench median (ms) | judge vs do_bench | run 1 vs run 2 |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| kernel | judge run 1 (ms) | judge run 2 (ms) | do_bench median (ms) | CUPTI kernel (ms) "
+             "| judge vs do_bench | run 1 vs run 2 |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
+        kernel = f"{r['cupti_kernel_ms']:.4f}" if r.get("cupti_kernel_ms") else "-"
         lines.append(f"| {r['kernel']} | {r['judge_1_ms']:.4f} ({r['calls_1']} calls) | {r['judge_2_ms']:.4f} "
-                     f"({r['calls_2']} calls) | {r['do_bench_ms']:.4f} | {r['vs_do_bench_pct']:+.1f} % | "
+                     f"({r['calls_2']} calls) | {r['do_bench_ms']:.4f} | {kernel} | {r['vs_do_bench_pct']:+.1f} % | "
                      f"{r['run_to_run_pct']:+.1f} % |")
     return "\n".join(lines)
 
@@ -126,9 +151,12 @@ def main() -> None:
     args = parser.parse_args()
     env = environment("cuda:0")
     print(json.dumps({k: v for k, v in env.items() if k != "peaks"}))
+    floor_us = timer_floor_us("cuda:0")
+    print(f"timer floor (one-element kernel, timed as the judge times a call): {floor_us:.3f} us", flush=True)
     rows = fidelity(args.quick)
     cost = overhead()
-    report = {"environment": env, "date": time.strftime("%Y-%m-%d"), "fidelity": rows, "overhead": cost}
+    report = {"environment": env, "date": time.strftime("%Y-%m-%d"), "timer_floor_us": floor_us,
+              "fidelity": rows, "overhead": cost}
     Path(args.out, "timing_proof.json").write_text(json.dumps(report, indent=2))
     print(table(rows))
     print(json.dumps(cost, indent=2))

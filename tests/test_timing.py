@@ -127,3 +127,27 @@ def test_torch_baseline_cache_round_trip(tmp_path, monkeypatch):
               baseline_key(env, spec, {"rows": 8192, "cols": 8192}, 1.0),
               baseline_key(dict(env, torch="2.13"), spec, {"rows": 8192, "cols": 8192}, 2.0)]
     assert all(cached_baseline(k) is None for k in others) and len(set(others)) == 3
+
+
+def test_launch_bound_case_names_the_devices_timer_floor():
+    summary = timing_summary(fake_done([0.0042] * 20), timer_floor_ms=0.0022)
+    assert summary["launch_bound"] and summary["timer_floor_ms"] == 0.0022
+    assert any("launch-bound" in n and "2.2 µs on this device" in n for n in summary["notes"])
+    unknown = timing_summary(fake_done([0.0042] * 20))
+    assert any(n.startswith("launch-bound") and "empty kernel" not in n for n in unknown["notes"])
+    assert not timing_summary(fake_done([0.134] * 20), timer_floor_ms=0.0022)["notes"]
+
+
+def test_peaks_cached_without_a_timer_floor_are_measured_again(tmp_path, monkeypatch):
+    import json
+
+    from judge.timing import peaks
+
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
+    env = {"gpu": "H200", "driver": "580", "torch": "2.11"}
+    old = {"copy_gbps": 4100.0, "fp32_tflops": 51.0, "tf32_tflops": 400.0}  # written before the floor existed
+    (tmp_path / "peaks.json").write_text(json.dumps({peaks.peak_key(env): old}))
+    measured = []
+    monkeypatch.setattr(peaks, "measure_peaks", lambda device: measured.append(device) or dict(old, timer_floor_us=2.2))
+    assert peaks.get_peaks("cuda:0", env) == dict(old, timer_floor_us=2.2, cached=False)
+    assert peaks.get_peaks("cuda:0", env)["cached"] and measured == ["cuda:0"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-__all__ = ["VerifyPlan", "Audit", "cross_check", "CrossCheck", "launch_bound", "LAUNCH_BOUND_MS"]
+__all__ = ["VerifyPlan", "Audit", "cross_check", "CrossCheck", "launch_bound", "launch_bound_note",
+           "LAUNCH_BOUND_MS"]
 
 # Below this median a kernel's time is dominated by launch overhead and
 # clock granularity: report it, but do not pretend to sub-microsecond precision.
@@ -90,3 +91,16 @@ def cross_check(audits: list[Audit]) -> CrossCheck:
 
 def launch_bound(median_ms: float) -> bool:
     return median_ms < LAUNCH_BOUND_MS
+
+
+def launch_bound_note(timer_floor_ms: float | None = None) -> str:
+    """What a launch-bound case's time means, with the device's timer floor when it is known.
+
+    CUDA events around a kernel also count the GPU front end's work on the
+    launch and the events themselves: about 2 µs on an H200, the time an empty
+    kernel reads (docs/benchmarks.md, "Launch-bound kernels").
+    """
+    floor = ""
+    if timer_floor_ms:
+        floor = f"; an empty kernel timed the same way reads {timer_floor_ms * 1e3:.1f} µs on this device"
+    return f"launch-bound: a few µs, mostly launch and timer overhead{floor}; differences under ~1 µs are noise"

@@ -23,6 +23,7 @@ import torch
 
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import VerifyPlan
+from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
 from judge.worker import session as session_module
 
@@ -34,15 +35,6 @@ _synchronize = session_module._synchronize
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
-FLUSH_MIN_BYTES = 256 * 1024**2
-
-
-def flush_buffer(device) -> torch.Tensor:
-    """A buffer at least twice the device's L2 cache (and at least 256 MiB)."""
-    props = torch.cuda.get_device_properties(torch.device(device))
-    l2 = int(getattr(props, "L2_cache_size", 0) or 0)
-    size = max(2 * l2, FLUSH_MIN_BYTES)
-    return torch.empty(size // 4, dtype=torch.int32, device=device)
 
 
 def run(session, header: dict) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..reference import BadReply
 from ..verdict import Verdict
 from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from .audit import Audit, cross_check, launch_bound
+from .audit import Audit, cross_check, launch_bound, launch_bound_note
 from .bench_seeds import case_seed as derive_case_seed, timed_seed
 from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
 from .speed import speed_of_light, speedup_text
@@ -102,8 +102,11 @@ def _ok(reply: dict) -> dict:
     return reply
 
 
-def timing_summary(done: dict) -> dict:
-    """Statistics of a ``bench_done`` reply, with the host-clock cross-check applied."""
+def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
+    """Statistics of a ``bench_done`` reply, with the host-clock cross-check applied.
+
+    ``timer_floor_ms`` (the device's, from the peaks) goes into a launch-bound case's note.
+    """
     stats = Stats(done["samples_ms"])
     check = cross_check([Audit(h, e) for h, e in done["audits"]])
     out = {"median_ms": stats.median, "ci_low_ms": stats.ci_low, "ci_high_ms": stats.ci_high,
@@ -118,7 +121,8 @@ def timing_summary(done: dict) -> dict:
                    event_median_ms=stats.median)
         out["notes"].append(check.reason)
     if out["launch_bound"]:
-        out["notes"].append("launch-bound: a few µs, mostly launch overhead; differences under ~1 µs are noise")
+        out["timer_floor_ms"] = timer_floor_ms
+        out["notes"].append(launch_bound_note(timer_floor_ms))
     return out
 
 
@@ -141,7 +145,7 @@ def run_benchmarks(runner, cases: list) -> None:
         started = time.perf_counter()
         try:
             runner.ensure_worker()
-            entry.update(timing_summary(bench_case(runner, runner.worker, case, check=True)))
+            entry.update(timing_summary(bench_case(runner, runner.worker, case, check=True), _floor_ms(peaks)))
             entry["phases_s"]["judge_wall_s"] = round(time.perf_counter() - started, 3)
         except BenchFailure as exc:
             entry.update(verdict=exc.verdict.value, message=exc.message)
@@ -154,6 +158,11 @@ def run_benchmarks(runner, cases: list) -> None:
     started = time.perf_counter()
     _time_baseline(runner, cases, peaks)
     result.phases_s["torch_baseline"] = time.perf_counter() - started
+
+
+def _floor_ms(peaks: dict) -> float | None:
+    floor_us = peaks.get("timer_floor_us")
+    return floor_us / 1e3 if isinstance(floor_us, (int, float)) and floor_us > 0 else None
 
 
 def _time_baseline(runner, cases: list, peaks: dict) -> None:

@@ -6,7 +6,11 @@ name, driver and torch version (``--remeasure-peaks`` measures again):
 - ``copy_gbps``: device-to-device copy of a 1 GiB buffer, bytes read plus
   written over the median time of 20 copies;
 - ``fp32_tflops`` / ``tf32_tflops``: an 8192^3 torch.matmul in fp32 with TF32
-  off / on (cuBLAS), median of 10.
+  off / on (cuBLAS), median of 10;
+- ``timer_floor_us``: a one-element kernel timed exactly as a solution's call
+  is (synchronize, L2 flush, event, kernel, event), median of 200.  What a
+  launch-bound case reads when the kernel does nothing: about 2.2 us on an
+  H200, where CUPTI puts such a kernel's own duration well under 1 us.
 
 The torch baseline of each benchmark case is cached the same way, in
 ``baselines.json``: it is the same for every solution of a challenge, and
@@ -77,10 +81,34 @@ def measure_peaks(device: str) -> dict:
         finally:
             torch.backends.cuda.matmul.allow_tf32 = previous
         torch.cuda.empty_cache()
+        floor_us = timer_floor_us(device)
     flops = 2.0 * n**3
     return {"copy_gbps": 2 * nbytes / (copy_ms * 1e-3) / 1e9,
             "fp32_tflops": flops / (fp32_ms * 1e-3) / 1e12,
-            "tf32_tflops": flops / (tf32_ms * 1e-3) / 1e12}
+            "tf32_tflops": flops / (tf32_ms * 1e-3) / 1e12,
+            "timer_floor_us": floor_us}
+
+
+def timer_floor_us(device: str, calls: int = 200) -> float:
+    """The event time of a one-element kernel, timed like bench.timed_call (median, µs)."""
+    import torch
+
+    from .flush import flush_buffer
+
+    flush, tiny = flush_buffer(device), torch.zeros(1, device=device)
+    times = []
+    for index in range(calls + 10):  # the first 10 are warm-up
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        flush.zero_()
+        begin.record()
+        tiny.add_(1.0)
+        end.record()
+        end.synchronize()
+        if index >= 10:
+            times.append(begin.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2] * 1e3
 
 
 # judge grade --gpus runs judges in threads: one measurement and one cache
@@ -132,7 +160,7 @@ def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
     key = peak_key(environment)
     with _LOCK:
         cached = _read(path)
-        if key in cached and not remeasure:
+        if key in cached and "timer_floor_us" in cached[key] and not remeasure:  # older caches lack the floor
             return dict(cached[key], cached=True)
         peaks = measure_peaks(device)
         cached[key] = peaks
