@@ -168,7 +168,7 @@ def start_torch(spec, device: str, options: Options, run_seed: int, directory: s
     from .timing.benchmark import baseline_file
     from .worker.client import Worker
 
-    worker = Worker(baseline_file(spec, directory), spec.source, device, False, options.worker_env)
+    worker = Worker(baseline_file(spec, directory), spec, device, False, options.worker_env)
     try:
         worker.start(options.compile_timeout)
     except BaseException:

@@ -197,7 +197,7 @@ class Runner:
         return False
 
     def new_worker(self, solution: str | None = None) -> Worker:
-        return Worker(solution or self.solution, self.spec.source, self.device, self.interpret,
+        return Worker(solution or self.solution, self.spec, self.device, self.interpret,
                       self.options.worker_env, self.options.limits)
 
     def ensure_worker(self) -> None:

@@ -117,6 +117,9 @@ class Spec:
     source: str = ""
     example: dict = field(default_factory=dict)
     variant_of: str | None = None  # the base spec's name, for a spec from a 'variants:' entry
+    # The YAML it was parsed from: the worker parses this text, never the file
+    # again, so an edit after loading cannot make judge and worker disagree.
+    text: str = field(default="", repr=False, compare=False)
 
     @property
     def path(self) -> str:
@@ -219,11 +222,11 @@ def parse_specs(text: str, source: str = "<spec>") -> list[Spec]:
     """
     data = _yaml_mapping(text, source)
     variants = data.pop("variants", None)
-    base = _Parser(source, data).spec()
+    base = replace(_Parser(source, data).spec(), text=text)
     specs = [base]
     for name, overrides in _variant_entries(variants, source, base.name):
         merged = {**data, **overrides, "name": name}
-        specs.append(replace(_Parser(f"{source}#{name}", merged).spec(), variant_of=base.name))
+        specs.append(replace(_Parser(f"{source}#{name}", merged).spec(), variant_of=base.name, text=text))
     return specs
 
 

@@ -172,3 +172,19 @@ def test_protocol_refuses_malformed_headers():
     protocol.send(w, {"op": "x"}, [b"abc"])
     header, blobs = protocol.receive(r, max_blob=3)
     assert header == {"op": "x"} and bytes(blobs[0]) == b"abc" and json.dumps(header)
+
+
+def test_worker_judges_with_the_spec_the_judge_loaded_even_if_the_file_changes(tmp_path):
+    """The worker gets the spec's text, not its path: an edit after loading cannot make the two disagree."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text((SPECS / "tiny_transpose.yaml").read_text())
+    spec = load_spec(path)
+    path.write_text("name: [this is no longer a spec\n")
+    result = judge("transpose_ok.py", spec=spec)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+
+
+def test_worker_receives_a_variant_by_its_text():
+    spec = load_challenge("transpose_fp16")
+    result = judge_solution(spec, str(EXAMPLES / "transpose" / "tiled.py"), Options(seed=3, interpret=True))
+    assert result.verdict == Verdict.ACCEPTED, result.message

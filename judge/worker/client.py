@@ -46,9 +46,9 @@ def _widen_pipe(fd: int) -> None:
 class Worker:
     """One spawned worker process for one solution file."""
 
-    def __init__(self, solution: str, spec_path: str, device: str, interpret: bool,
+    def __init__(self, solution: str, spec, device: str, interpret: bool,
                  extra_env: dict | None = None, limits: Limits | None = None):
-        self.solution, self.spec_path = str(Path(solution).resolve()), str(Path(spec_path).resolve())
+        self.solution, self.spec = str(Path(solution).resolve()), spec
         self.device, self.interpret = device, interpret
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
@@ -77,7 +77,8 @@ class Worker:
         os.close(response_w)
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
         self.watchdog.start()
-        self._send({"op": "init", "solution": self.solution, "spec": self.spec_path, "device": self.device,
+        self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
+                    "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
                     "output_bytes": self.limits.output_bytes})
         header, _ = self._receive(timeout, "loading the solution")

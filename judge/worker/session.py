@@ -12,7 +12,6 @@ import sys
 import torch
 
 from judge import tensors as tensor_args
-from judge.spec import load_spec
 from judge.worker import loader, protocol
 from judge.worker.limits import Limits, apply_rlimits
 
@@ -43,7 +42,7 @@ class Session:
                 torch.cuda.set_per_process_memory_fraction(float(self.init.get("gpu_memory_fraction", 0.75)))
             else:
                 loader.patch_autotuner_for_interpreter()
-            self.spec = load_spec(self.init["spec"])
+            self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             self.solve = loader.load_solve(self.init["solution"], len(names), names)
         except loader.SubmissionError as exc:
