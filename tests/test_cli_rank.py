@@ -160,6 +160,24 @@ def test_leaderboard_and_history_without_a_database(tmp_path):
     assert result.exit_code == 0 and "no runs recorded" in result.stdout
 
 
+def test_unknown_challenge_without_history_is_a_usage_error(seeded, tmp_path):
+    for command in ("leaderboard", "history"):
+        result = invoke(command, "transpsoe", "--db", seeded)
+        assert result.exit_code == 2, result.output
+        assert "unknown challenge 'transpsoe'" in result.output and "transpose" in result.output
+
+
+def test_a_retired_challenge_with_history_is_still_shown(tmp_path):
+    db, solution = tmp_path / "old.db", tmp_path / "s.py"
+    solution.write_text("# s\n")
+    conn = history.connect(db)
+    history.record_result(conn, run_dict(solution, challenge="retired_challenge"), "run")
+    conn.close()
+    for command in ("leaderboard", "history"):
+        result = invoke(command, "retired_challenge", "--db", db)
+        assert result.exit_code == 0 and "s.py" in result.stdout, result.output
+
+
 def test_history_lists_recent_runs(seeded):
     result = invoke("history", "transpose", "--db", seeded, "--limit", 2, "--json")
     assert result.exit_code == 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..report.console import make_console
-from .base import UserError, challenge_argument, json_option, main_group
+from .base import UserError, challenge_argument, current_search_path, json_option, load_spec_or_exit, main_group
 
 __all__ = ["db_option", "history_options", "record_results"]
 
@@ -63,11 +63,17 @@ def _open_existing(db_path: str | None):
         raise UserError(str(exc)) from None
 
 
+def _require_known_or_recorded(name: str, recorded: bool) -> None:
+    """An unknown name with nothing recorded is a typo: the catalogue's error (exit 2), not an empty table."""
+    from ..catalog import list_entries
+
+    if not recorded and name not in {entry.name for entry in list_entries(current_search_path())}:
+        load_spec_or_exit(name)
+
+
 def _challenge_name(challenge: str) -> str:
     """A spec file's challenge name, or the name as given (history outlives spec files)."""
     if challenge.endswith((".yaml", ".yml")):
-        from .base import load_spec_or_exit
-
         return load_spec_or_exit(challenge).name
     return challenge
 
@@ -99,6 +105,7 @@ def leaderboard_command(challenge, device_filter, as_json, db_path) -> None:
             doc["cpu_runs"] = untimed_accepted(conn, name)
         finally:
             conn.close()
+    _require_known_or_recorded(name, bool(doc["boards"] or doc["cpu_runs"]))
     if as_json:
         click.echo(document_to_json(doc))
     else:
@@ -116,10 +123,12 @@ def history_command(challenge, limit, as_json, db_path) -> None:
     from ..report.ranking import document_to_json, render_history
 
     path, conn = _open_existing(db_path)
-    rows = []
+    rows, name = [], _challenge_name(challenge) if challenge else None
     if conn is not None:
-        rows = recent_runs(conn, _challenge_name(challenge) if challenge else None, limit)
+        rows = recent_runs(conn, name, limit)
         conn.close()
+    if name is not None:
+        _require_known_or_recorded(name, bool(rows))
     if as_json:
         click.echo(document_to_json({"database": str(path), "runs": rows}))
     else:
