@@ -47,6 +47,7 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(bench, "_event_sync", lambda event: None)
     monkeypatch.setattr(bench, "_synchronize", lambda: None)
     monkeypatch.setattr(bench, "flush_buffer", lambda device: torch.empty(1024, dtype=torch.int32))
+    monkeypatch.setattr(bench, "_sleep", lambda cycles: time.sleep(cycles * 1e-9))  # "1 GHz"
     from judge.worker import session
 
     monkeypatch.setattr(session, "_Event", FakeEvent)  # the warm-up times with the session's events
@@ -140,3 +141,44 @@ def test_the_run_seed_never_reaches_the_worker():
     worker.request = lambda header, timeout, what="": (spy(session, header), session.messages.pop(0))[1]
     bench_case(FakeRunner(), worker, CASE, check=True)
     assert seen and seen[0] != 3
+
+
+class OrderedFlush:
+    """A flush buffer that notes when it is zeroed, in the order of GPU work."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def zero_(self):
+        self.log.append("flush")
+
+    def numel(self):
+        return 1024
+
+
+def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
+    """solve() takes 0.5 ms of host time to launch, far longer than the (fake) flush: every timed call
+    must queue the guard, then the flush, then solve(), and bench_done says how long the guard is."""
+    log = []
+    monkeypatch.setattr(bench, "flush_buffer", lambda device: OrderedFlush(log))
+    monkeypatch.setattr(bench, "_sleep", lambda cycles: log.append("guard"))
+
+    def slow_launch(input, output, rows, cols):
+        time.sleep(0.0005)
+        output.copy_(input.T)
+        log.append("solve")
+
+    session = RecordingSession(slow_launch)
+    done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+    assert 2 * 500 <= done["launch_guard_us"] <= 2000  # twice the launch, plus margin and sleep jitter
+    timed = log[log.index("guard") + 1:]  # before: warm-up, measuring the flush, calibrating the sleep
+    calls = [timed[i:i + 3] for i in range(0, len(timed), 3)]
+    assert len(calls) == len(done["samples_ms"]) and all(c == ["guard", "flush", "solve"] for c in calls)
+
+
+def test_a_fast_launch_needs_no_guard(monkeypatch):
+    slept = []
+    monkeypatch.setattr(bench, "_sleep", lambda cycles: slept.append(cycles))
+    monkeypatch.setattr(bench, "launch_guard_us", lambda host_us, flush_us: 0.0)
+    done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
+    assert done["launch_guard_us"] == 0.0 and slept == []

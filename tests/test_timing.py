@@ -151,3 +151,14 @@ def test_peaks_cached_without_a_timer_floor_are_measured_again(tmp_path, monkeyp
     monkeypatch.setattr(peaks, "measure_peaks", lambda device: measured.append(device) or dict(old, timer_floor_us=2.2))
     assert peaks.get_peaks("cuda:0", env) == dict(old, timer_floor_us=2.2, cached=False)
     assert peaks.get_peaks("cuda:0", env)["cached"] and measured == ["cuda:0"]
+
+
+def test_launch_guard_covers_twice_the_slow_launches_less_the_flush():
+    from judge.timing.audit import launch_guard_us
+
+    assert launch_guard_us([], 65.0) == 0.0
+    assert launch_guard_us([10.0] * 20, 65.0) == 2 * 10 + 50 - 65  # 5 µs
+    assert launch_guard_us([5.0] * 20, 200.0) == 0.0  # a long flush already hides the launch
+    jittery = [30.0] * 85 + [90.0] * 15  # the 90th percentile is in the tail
+    assert launch_guard_us(jittery, 65.0) == 2 * 90 + 50 - 65
+    assert launch_guard_us([10_000.0] * 5, 65.0) == 2000.0  # capped

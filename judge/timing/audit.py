@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 
 __all__ = ["VerifyPlan", "Audit", "cross_check", "CrossCheck", "launch_bound", "launch_bound_note",
-           "LAUNCH_BOUND_MS"]
+           "launch_guard_us", "LAUNCH_BOUND_MS"]
 
 # Below this median a kernel's time is dominated by launch overhead and
 # clock granularity: report it, but do not pretend to sub-microsecond precision.
@@ -103,4 +103,29 @@ def launch_bound_note(timer_floor_ms: float | None = None) -> str:
     floor = ""
     if timer_floor_ms:
         floor = f"; an empty kernel timed the same way reads {timer_floor_ms * 1e3:.1f} µs on this device"
-    return f"launch-bound: a few µs, mostly launch and timer overhead{floor}; differences under ~1 µs are noise"
+    return (f"launch-bound: a few µs, mostly launch and timer overhead{floor}; differences under ~1 µs are "
+            "noise, and some whole runs read several times slower (docs/benchmarks.md)")
+
+
+# The launch guard: GPU work queued ahead of the flush so that solve()'s launch
+# is already waiting when the flush ends.  Without it, a call whose host-side
+# launch outlasted the flush (Python jitter: 60-90 us tails on an H200 host)
+# was timed from the flush's end to the kernel's end, launch latency included:
+# a 4.4 us transpose read 12 us in one run and 4.4 us in the next.
+GUARD_MARGIN_US = 50.0
+GUARD_MAX_US = 2000.0
+
+
+def launch_guard_us(host_call_us: list[float], flush_us: float) -> float:
+    """How long the GPU must be kept busy before the flush, in µs.
+
+    ``host_call_us``: the host time of solve() in the warm-up calls after the
+    first (which compiles); ``flush_us``: the flush's own GPU time.  The guard
+    covers twice the 90th percentile of the host time plus a margin, less what
+    the flush already covers, capped at 2 ms.
+    """
+    if not host_call_us:
+        return 0.0
+    ordered = sorted(host_call_us)
+    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    return min(GUARD_MAX_US, max(0.0, 2 * p90 + GUARD_MARGIN_US - flush_us))

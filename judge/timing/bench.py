@@ -2,10 +2,13 @@
 this is it:
 
 1. Warm-up, untimed: calls on fresh inputs until at least 3 calls and 25 ms
-   of GPU time have passed (the first call compiles and autotunes).
+   of GPU time have passed (the first call compiles and autotunes).  The host
+   time of each solve() call is noted: it sizes the launch guard.
 2. Each timed call: fresh input values and re-poisoned outputs (untimed),
-   the L2 flushed by zeroing a buffer of max(2 x L2, 256 MiB), then CUDA events
-   on the current stream around solve().
+   a launch guard (a GPU sleep, ``audit.launch_guard_us``) so that solve()'s
+   launch is queued before the flush ends, the L2 flushed by zeroing a buffer
+   of max(2 x L2, 256 MiB), then CUDA events on the current stream around
+   solve().
 3. Calls picked by ``VerifyPlan`` are also audited by the host clock
    (``audited_call``); their outputs, and the last call's, are sent to the
    judge, which checks them against its own reference.
@@ -22,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
-from judge.timing.audit import VerifyPlan
+from judge.timing.audit import VerifyPlan, launch_guard_us
 from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
 from judge.worker import session as session_module
@@ -32,6 +35,7 @@ _record = torch.cuda.Event.record
 _elapsed = torch.cuda.Event.elapsed_time
 _event_sync = torch.cuda.Event.synchronize
 _synchronize = session_module._synchronize
+_sleep = torch.cuda._sleep  # spins the GPU for a number of clock cycles
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
@@ -44,10 +48,11 @@ def run(session, header: dict) -> None:
     send_results = header.get("verify", True)  # the torch baseline's results are not checked
     rule = StoppingRule(**header.get("rule", {}))
     warm_started = session.clock()
-    warmup(session, params, case_seed)
+    host_call_us = warmup(session, params, case_seed)
     warmup_s = session.clock() - warm_started
     session.reply({"ok": True, "op": "warm"})
     flush = flush_buffer(session.device)
+    guard = LaunchGuard.measure(flush, host_call_us)
     plan = VerifyPlan(plan_seed(case_seed), min_calls=rule.min_calls)
     samples, audits, verified = [], [], 0
     started = session.clock()
@@ -57,10 +62,10 @@ def run(session, header: dict) -> None:
         args = session.arguments(params, seed)
         audited = plan.wants(index)
         if audited:
-            host_ms, event_ms = audited_call(session, args, flush)
+            host_ms, event_ms = audited_call(session, args, flush, guard)
             audits.append([host_ms, event_ms])
         else:
-            event_ms = timed_call(session, args, flush)
+            event_ms = timed_call(session, args, flush, guard)
         samples.append(event_ms)
         timing_s = session.clock() - started - verifying_s  # sending results to the judge is not timing
         decision = rule.decide(samples, timing_s) if _check_now(len(samples)) else None
@@ -82,7 +87,7 @@ def run(session, header: dict) -> None:
     session.reply({"ok": True, "op": "bench_done", "samples_ms": samples, "audits": audits,
                    "verified": verified, "stop_reason": decision.reason,
                    "elapsed_s": session.clock() - started, "verifying_s": verifying_s,
-                   "warmup_s": warmup_s,
+                   "warmup_s": warmup_s, "launch_guard_us": guard.us,
                    "flush_bytes": flush.numel() * 4})
 
 
@@ -91,19 +96,63 @@ def _check_now(n: int) -> bool:
     return n <= 100 or n % max(1, n // 100) == 0
 
 
-def warmup(session, params: dict, case_seed: int) -> None:
-    calls, gpu_ms = 0, 0.0
+def warmup(session, params: dict, case_seed: int) -> list[float]:
+    """Untimed calls; returns the host time of solve() (µs) in each call after the first."""
+    calls, gpu_ms, host_us = 0, 0.0, []
     while calls < WARMUP_MIN_CALLS or gpu_ms < WARMUP_MIN_MS:
         args = session.arguments(params, warmup_seed(case_seed, calls))
         gpu_ms += session.timed_call(args)
+        if calls:  # the first call compiles
+            host_us.append(session.last_call_host_s * 1e6)
         calls += 1
         if calls >= 1000:
             break
+    return host_us
 
 
-def timed_call(session, args: list, flush: torch.Tensor) -> float:
-    """One timed call as do_bench does it: flush, event, solve, event."""
+class LaunchGuard:
+    """A GPU sleep queued before the flush, ``us`` long (0: none needed).
+
+    The flush alone gives the host its own duration (about 65 µs on an H200)
+    to launch solve(); when the launch takes longer, the start event fires
+    before the kernel is queued and the sample counts host launch latency.
+    """
+
+    def __init__(self, us: float, cycles: int):
+        self.us, self.cycles = us, cycles
+
+    @classmethod
+    def measure(cls, flush: torch.Tensor, host_call_us: list[float]) -> "LaunchGuard":
+        flush_us = 1e3 * min(_time_gpu(flush.zero_) for _ in range(3))
+        us = launch_guard_us(host_call_us, flush_us)
+        if us <= 0:
+            return cls(0.0, 0)
+        probe = 100_000
+        cycles_per_us = probe / max(1e-3, 1e3 * _time_gpu(lambda: _sleep(probe)))
+        # SM clocks run 0.2-3 GHz: a calibration outside that range is a timer hiccup, not a clock
+        cycles_per_us = min(3000.0, max(200.0, cycles_per_us))
+        return cls(us, int(us * cycles_per_us))
+
+    def __call__(self) -> None:
+        if self.cycles:
+            _sleep(self.cycles)
+
+
+def _time_gpu(work) -> float:
+    """Milliseconds of GPU time of ``work()`` by CUDA events."""
     begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    _synchronize()
+    _record(begin)
+    work()
+    _record(end)
+    _event_sync(end)
+    return _elapsed(begin, end)
+
+
+def timed_call(session, args: list, flush: torch.Tensor, guard=lambda: None) -> float:
+    """One timed call as do_bench does it: (guard,) flush, event, solve, event."""
+    begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    guard()
     flush.zero_()
     _record(begin)
     session.solve(*args)
@@ -112,13 +161,13 @@ def timed_call(session, args: list, flush: torch.Tensor) -> float:
     return _elapsed(begin, end)
 
 
-def audited_call(session, args: list, flush: torch.Tensor) -> tuple[float, float]:
+def audited_call(session, args: list, flush: torch.Tensor, guard=lambda: None) -> tuple[float, float]:
     """A timed call that the host clock also measures; returns (host ms, event ms).
 
-    The GPU is idle before the flush (a device-wide synchronize), so the host
-    clock from just after launching the flush to after a device-wide
-    synchronize covers flush + solve() + latency.  The flush's own event time
-    is subtracted.  The device-wide synchronize waits for every stream, so
+    The GPU is idle before the guard (a device-wide synchronize), so the host
+    clock from just after launching guard and flush to after a device-wide
+    synchronize covers guard + flush + solve() + latency.  The guard's and the
+    flush's event time is subtracted.  The device-wide synchronize waits for every stream, so
     work the solution hides on a stream of its own shows up in the host time
     even when the events on the current stream miss it.  From the GPU's side
     the call is timed exactly like ``timed_call``, so its sample is unbiased.
@@ -127,6 +176,7 @@ def audited_call(session, args: list, flush: torch.Tensor) -> tuple[float, float
     begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
     _synchronize()
     _record(before_flush)
+    guard()
     flush.zero_()
     start = session.clock()
     _record(begin)

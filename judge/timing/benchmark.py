@@ -115,6 +115,7 @@ def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
            "launch_bound": launch_bound(stats.median), "timer_trusted": check.ok, "notes": [],
            "samples_ms": [round(s, 6) for s in done["samples_ms"]],
            "phases_s": {k: round(done.get(k, 0.0), 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
+           "launch_guard_us": done.get("launch_guard_us"),
            "audits_ms": done["audits"]}
     if not check.ok:
         out.update(median_ms=check.honest_ms, ci_low_ms=check.honest_ms, ci_high_ms=check.honest_ms,
