@@ -92,13 +92,10 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytearray:
 def spec_message(spec) -> dict:
     """The spec as the worker receives it: the judge's YAML text and which variant,
     so the worker never reads the file again (it may have changed since)."""
-    return {"text": spec.text, "source": spec.path, "variant": spec.name if spec.variant_of else None,
-            "file": spec.source}
+    return {"text": spec.text, "source": spec.path, "variant": spec.name if spec.variant_of else None}
 
 
 def spec_from_message(message: dict):
-    from judge.spec import load_spec, parse_spec
+    from judge.spec import parse_spec
 
-    if not message.get("text"):  # a Spec built in code, not parsed from YAML
-        return load_spec(message["file"])
     return parse_spec(message["text"], message["source"], variant=message.get("variant"))
