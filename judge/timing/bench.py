@@ -123,12 +123,12 @@ class LaunchGuard:
 
     @classmethod
     def measure(cls, flush: torch.Tensor, host_call_us: list[float]) -> "LaunchGuard":
-        flush_us = 1e3 * min(_time_gpu(flush.zero_) for _ in range(3))
+        flush_us = 1e3 * min(time_gpu(flush.zero_) for _ in range(3))
         us = launch_guard_us(host_call_us, flush_us)
         if us <= 0:
             return cls(0.0, 0)
         probe = 100_000
-        cycles_per_us = probe / max(1e-3, 1e3 * _time_gpu(lambda: _sleep(probe)))
+        cycles_per_us = probe / max(1e-3, 1e3 * time_gpu(lambda: _sleep(probe)))
         # SM clocks run 0.2-3 GHz: a calibration outside that range is a timer hiccup, not a clock
         cycles_per_us = min(3000.0, max(200.0, cycles_per_us))
         return cls(us, int(us * cycles_per_us))
@@ -138,7 +138,7 @@ class LaunchGuard:
             _sleep(self.cycles)
 
 
-def _time_gpu(work) -> float:
+def time_gpu(work) -> float:
     """Milliseconds of GPU time of ``work()`` by CUDA events."""
     begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
     _synchronize()

@@ -26,6 +26,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 __all__ = ["cache_dir", "peak_key", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
            "store_baseline"]
@@ -44,19 +45,11 @@ def peak_key(environment: dict) -> str:
 
 
 def _median_ms(fn, reps: int, warmup: int = 3) -> float:
-    import torch
+    from .bench import time_gpu
 
     for _ in range(warmup):
         fn()
-    times = []
-    for _ in range(reps):
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        begin.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(begin.elapsed_time(end))
-    times.sort()
+    times = sorted(time_gpu(fn) for _ in range(reps))
     return times[len(times) // 2]
 
 
@@ -90,24 +83,16 @@ def measure_peaks(device: str) -> dict:
 
 
 def timer_floor_us(device: str, calls: int = 200) -> float:
-    """The event time of a one-element kernel, timed like bench.timed_call (median, µs)."""
+    """The event time of a one-element kernel timed by bench.timed_call itself (median, µs)."""
     import torch
 
+    from .bench import timed_call
     from .flush import flush_buffer
 
     flush, tiny = flush_buffer(device), torch.zeros(1, device=device)
-    times = []
-    for index in range(calls + 10):  # the first 10 are warm-up
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda.synchronize()
-        flush.zero_()
-        begin.record()
-        tiny.add_(1.0)
-        end.record()
-        end.synchronize()
-        if index >= 10:
-            times.append(begin.elapsed_time(end))
-    times.sort()
+    empty_solution = SimpleNamespace(solve=lambda: tiny.add_(1.0))
+    torch.cuda.synchronize()
+    times = sorted([timed_call(empty_solution, [], flush) for _ in range(calls + 10)][10:])  # 10 warm-up
     return times[len(times) // 2] * 1e3
 
 
