@@ -46,15 +46,9 @@ verify)
 proof)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"  # a fresh cache: the peaks (and timer floor) are measured
   part timing_proof 420 python3 scripts/timing_proof.py --out "$OUT"
-  python3 - "$OUT/transpose_tiny.yaml" <<'PY'
-# transpose with one launch-bound benchmark case, to see its report end to end
-import sys, yaml
-data = yaml.safe_load(open("challenges/transpose.yaml"))
-data.pop("variants")
-data.update(name="transpose_tiny", benchmarks=[{"name": "tiny-63x72", "rows": 63, "cols": 72}],
-            tests={"sizes": [{"rows": 2, "cols": 3}, {"rows": 63, "cols": 72}]})
-open(sys.argv[1], "w").write(yaml.safe_dump(data, sort_keys=False))
-PY
+  # transpose with one launch-bound benchmark case, to see its report end to end
+  python3 -c "import sys; sys.path.insert(0, 'scripts'); from tiny_diag import spec_text
+open(sys.argv[1], 'w').write(spec_text(8192))" "$OUT/transpose_tiny.yaml"
   part tiny_run 60 env NO_COLOR=1 COLUMNS=120 judge run "$OUT/transpose_tiny.yaml" solutions/transpose/tuned.py --seed 1
   ;;
 esac
