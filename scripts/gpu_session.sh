@@ -4,6 +4,8 @@
 #   bash scripts/gpu_session.sh check     GPU tests, new challenges, copy and matmul sweeps
 #   bash scripts/gpu_session.sh results   rank progressions (docs/results.md), rank demo, README run, grade
 #   bash scripts/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
+#   bash scripts/gpu_session.sh diag      launch-bound diagnosis with SM clocks (twice), every GPU test
+#   bash scripts/gpu_session.sh fix       launch exposure probe, tiny diag, transfer probe, timing proof, tiny run
 #   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
 set -u
 export PYTHONUNBUFFERED=1
@@ -43,6 +45,17 @@ verify)
   part gpu_tests 330 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 150 bash scripts/challenges_gpu.sh part2
   ;;
+diag)
+  nvidia-smi -q -d PERFORMANCE,CLOCK > "$OUT/smi_before.txt" 2>&1
+  part tiny_diag 150 bash -c 'python3 scripts/tiny_diag.py && python3 scripts/tiny_diag.py'
+  nvidia-smi -q -d PERFORMANCE,CLOCK > "$OUT/smi_after.txt" 2>&1
+  part gpu_tests 400 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+fix)
+  part lead_probe 100 python3 scripts/lead_probe.py --rounds 4 --calls 3000
+  part tiny_diag 80 python3 scripts/tiny_diag.py
+  part transfer 60 python3 scripts/transfer_probe.py
+  ;&
 proof)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"  # a fresh cache: the peaks (and timer floor) are measured
   part timing_proof 420 python3 scripts/timing_proof.py --out "$OUT"

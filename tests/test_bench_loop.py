@@ -28,15 +28,52 @@ SPEC = load_spec(SPECS / "tiny_transpose.yaml")
 CASE = Case("b", "benchmark", {"rows": 7, "cols": 5})
 
 
+class FakeGPU:
+    """A GPU on the host clock: work runs after what is queued before it and never before it is launched.
+
+    So, as on a real GPU, the start event fires when guard and flush end, and a
+    solve() whose launch takes longer than that is timed with its launch.
+    """
+
+    KERNEL_S = 20e-6  # every solve() queues one kernel of this length
+    FLUSH_S = 65e-6
+
+    def __init__(self):
+        self.busy_until = 0.0
+
+    def run(self, seconds: float) -> None:
+        self.busy_until = max(time.perf_counter(), self.busy_until) + seconds
+
+    def stamp(self) -> float:
+        self.busy_until = max(time.perf_counter(), self.busy_until)
+        return self.busy_until
+
+    def wait(self, until: float | None = None) -> None:
+        remaining = (self.busy_until if until is None else until) - time.perf_counter()
+        if remaining > 0:
+            time.sleep(remaining)
+
+
+GPU = FakeGPU()
+
+
 class FakeEvent:
     def __init__(self, enable_timing=True):
         self.at = None
 
     def record(self):
-        self.at = time.perf_counter()
+        self.at = GPU.stamp()
 
     def elapsed_time(self, other):
         return max((other.at - self.at) * 1e3, 1e-6)
+
+
+class FakeFlush:
+    def zero_(self):
+        GPU.run(FakeGPU.FLUSH_S)
+
+    def numel(self):
+        return 1024
 
 
 @pytest.fixture(autouse=True)
@@ -44,14 +81,14 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(bench, "_Event", FakeEvent)
     monkeypatch.setattr(bench, "_record", FakeEvent.record)
     monkeypatch.setattr(bench, "_elapsed", FakeEvent.elapsed_time)
-    monkeypatch.setattr(bench, "_event_sync", lambda event: None)
-    monkeypatch.setattr(bench, "_synchronize", lambda: None)
-    monkeypatch.setattr(bench, "flush_buffer", lambda device: torch.empty(1024, dtype=torch.int32))
-    monkeypatch.setattr(bench, "_sleep", lambda cycles: time.sleep(cycles * 1e-9))  # "1 GHz"
+    monkeypatch.setattr(bench, "_event_sync", lambda event: GPU.wait(event.at))
+    monkeypatch.setattr(bench, "_synchronize", GPU.wait)
+    monkeypatch.setattr(bench, "flush_buffer", lambda device: FakeFlush())
+    monkeypatch.setattr(bench, "_sleep", lambda cycles: GPU.run(cycles * 1e-9))  # "1 GHz"
     from judge.worker import session
 
     monkeypatch.setattr(session, "_Event", FakeEvent)  # the warm-up times with the session's events
-    monkeypatch.setattr(session, "_synchronize", lambda: None)
+    monkeypatch.setattr(session, "_synchronize", GPU.wait)
 
 
 class RecordingSession(Session):
@@ -59,11 +96,14 @@ class RecordingSession(Session):
 
     def __init__(self, solve, drop_last_verify=False):
         super().__init__({"device": "cpu", "solution": "x.py", "spec": SPEC.source}, -1, time.perf_counter)
-        self.spec, self.solve, self.messages = SPEC, solve, []
+        self.spec, self.messages = SPEC, []
+        self.solve = lambda *args: (solve(*args), GPU.run(FakeGPU.KERNEL_S))  # the host part, then its kernel
         self.gpu = True  # time with the (fake) events, as on a GPU
         self.drop_last_verify = drop_last_verify
+        self.warm = False  # the warm-up is over
 
     def reply(self, header, blobs=()):
+        self.warm = self.warm or header.get("op") == "warm"
         self.messages.append((header, [bytearray(bytes(b)) for b in blobs]))
 
     def finish(self):
@@ -143,17 +183,15 @@ def test_the_run_seed_never_reaches_the_worker():
     assert seen and seen[0] != 3
 
 
-class OrderedFlush:
-    """A flush buffer that notes when it is zeroed, in the order of GPU work."""
+class OrderedFlush(FakeFlush):
+    """The fake flush, noting when it is zeroed in the order of GPU work."""
 
     def __init__(self, log):
         self.log = log
 
     def zero_(self):
         self.log.append("flush")
-
-    def numel(self):
-        return 1024
+        super().zero_()
 
 
 def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
@@ -161,7 +199,7 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
     must queue the guard, then the flush, then solve(), and bench_done says how long the guard is."""
     log = []
     monkeypatch.setattr(bench, "flush_buffer", lambda device: OrderedFlush(log))
-    monkeypatch.setattr(bench, "_sleep", lambda cycles: log.append("guard"))
+    monkeypatch.setattr(bench, "_sleep", lambda cycles: (log.append("guard"), GPU.run(cycles * 1e-9)))
 
     def slow_launch(input, output, rows, cols):
         time.sleep(0.0005)
@@ -171,14 +209,52 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
     session = RecordingSession(slow_launch)
     done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
     assert 2 * 500 <= done["launch_guard_us"] <= 2000  # twice the launch, plus margin and sleep jitter
-    timed = log[log.index("guard") + 1:]  # before: warm-up, measuring the flush, calibrating the sleep
+    timed = log[-3 * len(done["samples_ms"]):]
     calls = [timed[i:i + 3] for i in range(0, len(timed), 3)]
-    assert len(calls) == len(done["samples_ms"]) and all(c == ["guard", "flush", "solve"] for c in calls)
+    assert all(c == ["guard", "flush", "solve"] for c in calls)
+    assert max(done["samples_ms"]) < 0.3  # the 20 µs kernel, not the 500 µs launch
 
 
 def test_a_fast_launch_needs_no_guard(monkeypatch):
     slept = []
     monkeypatch.setattr(bench, "_sleep", lambda cycles: slept.append(cycles))
     monkeypatch.setattr(bench, "launch_guard_us", lambda host_us, flush_us: 0.0)
+    monkeypatch.setattr(FakeGPU, "FLUSH_S", 0.005)  # covers any launch, even on a busy CI machine
     done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
-    assert done["launch_guard_us"] == 0.0 and slept == []
+    timed_sleeps = [c for c in slept if c != 100_000]  # 100 000 cycles: calibrating the sleep
+    assert done["launch_guard_us"] == 0.0 and timed_sleeps == [] and done["exposed_dropped"] == 0
+
+
+def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows():
+    """Past the warm-up and the guard's settling calls, every 7th launch stalls for 1 ms on the host (as
+    Python launches did on the H200 host, 2026-11-21): those calls' events would count the stall.
+    Their samples are dropped and the guard grows to cover it."""
+    calls = []
+
+    def stalling(input, output, rows, cols):
+        if session.warm:
+            calls.append(1)
+            if len(calls) > bench.SETTLE_CALLS and len(calls) % 7 == 0:
+                time.sleep(0.001)
+        output.copy_(input.T)
+
+    session = RecordingSession(stalling)
+    done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+    assert done["exposed_dropped"] >= 1 and done["launch_guard_us"] >= 1000
+    assert max(done["samples_ms"]) < 0.5  # no sample holds a 1 ms stall
+    assert timing_summary(done)["exposed_dropped"] == done["exposed_dropped"]
+
+
+def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
+    """A solve() that waits for its own kernel is exposed on every call however long the guard:
+    the guard stops at its cap, the samples are kept and counted, and the report says so."""
+
+    def synchronizing(input, output, rows, cols):
+        output.copy_(input.T)
+        GPU.run(FakeGPU.KERNEL_S)
+        GPU.wait()  # torch.cuda.synchronize() inside solve()
+
+    done = bench_case(FakeRunner(), FakeWorker(RecordingSession(synchronizing)), CASE, check=True)
+    assert done["launch_guard_us"] == 2000.0 and done["exposed_kept"] == len(done["samples_ms"]) >= 10
+    summary = timing_summary(done)
+    assert any("launch guard" in note and "host time" in note for note in summary["notes"])

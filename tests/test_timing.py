@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from judge.report.console import make_console
 from judge.runner import RunResult
 from judge.timing.audit import Audit, VerifyPlan, cross_check, launch_bound
@@ -138,18 +140,22 @@ def test_launch_bound_case_names_the_devices_timer_floor():
     assert not timing_summary(fake_done([0.134] * 20), timer_floor_ms=0.0022)["notes"]
 
 
-def test_peaks_cached_without_a_timer_floor_are_measured_again(tmp_path, monkeypatch):
+@pytest.mark.parametrize("old", [
+    {"copy_gbps": 4100.0, "fp32_tflops": 51.0, "tf32_tflops": 400.0},  # written before the floor existed
+    {"copy_gbps": 4100.0, "fp32_tflops": 51.0, "tf32_tflops": 400.0, "timer_floor_us": 9.1},  # exposed samples kept
+])
+def test_peaks_cached_by_an_older_method_are_measured_again(tmp_path, monkeypatch, old):
     import json
 
     from judge.timing import peaks
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
     env = {"gpu": "H200", "driver": "580", "torch": "2.11"}
-    old = {"copy_gbps": 4100.0, "fp32_tflops": 51.0, "tf32_tflops": 400.0}  # written before the floor existed
     (tmp_path / "peaks.json").write_text(json.dumps({peaks.peak_key(env): old}))
     measured = []
-    monkeypatch.setattr(peaks, "measure_peaks", lambda device: measured.append(device) or dict(old, timer_floor_us=2.2))
-    assert peaks.get_peaks("cuda:0", env) == dict(old, timer_floor_us=2.2, cached=False)
+    fresh = {"copy_gbps": 4100.0, "fp32_tflops": 51.0, "tf32_tflops": 400.0, "timer_floor_us": 2.2}
+    monkeypatch.setattr(peaks, "measure_peaks", lambda device: measured.append(device) or dict(fresh))
+    assert peaks.get_peaks("cuda:0", env) == dict(fresh, method=peaks.PEAKS_METHOD, cached=False)
     assert peaks.get_peaks("cuda:0", env)["cached"] and measured == ["cuda:0"]
 
 
@@ -162,3 +168,19 @@ def test_launch_guard_covers_twice_the_slow_launches_less_the_flush():
     jittery = [30.0] * 85 + [90.0] * 15  # the 90th percentile is in the tail
     assert launch_guard_us(jittery, 65.0) == 2 * 90 + 50 - 65
     assert launch_guard_us([10_000.0] * 5, 65.0) == 2000.0  # capped
+
+
+def test_a_call_is_exposed_when_its_launch_outlasted_guard_and_flush():
+    from judge.timing.audit import exposed_call
+
+    # lead / cover as scripts/lead_probe.py measured them on an H200: 108 µs of launching, 78 µs of cover
+    assert exposed_call(lead_us=108.0, cover_us=78.0)
+    assert not exposed_call(lead_us=64.0, cover_us=167.0)
+
+
+def test_an_exposed_call_grows_the_guard_past_the_shortfall_up_to_the_cap():
+    from judge.timing.audit import GUARD_MARGIN_US, grown_guard_us
+
+    assert grown_guard_us(0.0, 108.0, 78.0) == 2 * 30 + GUARD_MARGIN_US  # nothing to double: the shortfall
+    assert grown_guard_us(100.0, 190.0, 180.0) == 200.0  # a small shortfall: doubled
+    assert grown_guard_us(1500.0, 5000.0, 1560.0) == 2000.0  # capped

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 
 __all__ = ["VerifyPlan", "Audit", "cross_check", "CrossCheck", "launch_bound", "launch_bound_note",
-           "launch_guard_us", "LAUNCH_BOUND_MS"]
+           "launch_guard_us", "exposed_call", "exposed_note", "grown_guard_us", "LAUNCH_BOUND_MS"]
 
 # Below this median a kernel's time is dominated by launch overhead and
 # clock granularity: report it, but do not pretend to sub-microsecond precision.
@@ -104,20 +104,22 @@ def launch_bound_note(timer_floor_ms: float | None = None) -> str:
     if timer_floor_ms:
         floor = f"; an empty kernel timed the same way reads {timer_floor_ms * 1e3:.1f} µs on this device"
     return (f"launch-bound: a few µs, mostly launch and timer overhead{floor}; differences under ~1 µs are "
-            "noise, and some whole runs read several times slower (docs/benchmarks.md)")
+            "noise (docs/benchmarks.md)")
 
 
 # The launch guard: GPU work queued ahead of the flush so that solve()'s launch
 # is already waiting when the flush ends.  Without it, a call whose host-side
-# launch outlasted the flush (Python jitter: 60-90 us tails on an H200 host)
-# was timed from the flush's end to the kernel's end, launch latency included:
-# a 4.4 us transpose read 12 us in one run and 4.4 us in the next.
+# launch outlasted the flush was timed from the flush's end to the kernel's
+# end, launch latency included.  On an H200 host the launch of guard, flush,
+# start event and a Triton kernel takes 60-120 µs (it varies from run to run),
+# the flush alone covers ~67 µs: a 4.4 us transpose read 7-25 us medians in
+# some runs (scripts/lead_probe.py, docs/benchmarks.md).
 GUARD_MARGIN_US = 50.0
 GUARD_MAX_US = 2000.0
 
 
 def launch_guard_us(host_call_us: list[float], flush_us: float) -> float:
-    """How long the GPU must be kept busy before the flush, in µs.
+    """The guard to start with, in µs (``exposed_call`` and ``grown_guard_us`` correct it).
 
     ``host_call_us``: the host time of solve() in the warm-up calls after the
     first (which compiles); ``flush_us``: the flush's own GPU time.  The guard
@@ -129,3 +131,27 @@ def launch_guard_us(host_call_us: list[float], flush_us: float) -> float:
     ordered = sorted(host_call_us)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
     return min(GUARD_MAX_US, max(0.0, 2 * p90 + GUARD_MARGIN_US - flush_us))
+
+
+def exposed_call(lead_us: float, cover_us: float) -> bool:
+    """Did the start event fire before solve() had been launched?
+
+    ``lead_us``: host time from launching the guard to solve() returning;
+    ``cover_us``: GPU time from the guard's start to the start event (guard
+    and flush).  The GPU is idle when the guard is launched, so it starts no
+    earlier than the host launches it: when the host needed longer than the
+    GPU was kept busy, the sample holds host time.  (A conservative test: GPU
+    launch latency makes the real cover a little longer.)
+    """
+    return lead_us > cover_us
+
+
+def exposed_note(kept: int, calls: int) -> str:
+    """Why some samples hold host time: solve() outlasted even the longest guard."""
+    return (f"{kept} of {calls} calls took longer to launch than the {GUARD_MAX_US / 1e3:.0f} ms launch guard "
+            "covers, so their times include host time (does solve() synchronize or do host work?)")
+
+
+def grown_guard_us(guard_us: float, lead_us: float, cover_us: float) -> float:
+    """The guard after an exposed call: at least doubled, and at least twice the shortfall longer; at most 2 ms."""
+    return min(GUARD_MAX_US, max(2 * guard_us, guard_us + 2 * (lead_us - cover_us) + GUARD_MARGIN_US))

@@ -5,10 +5,13 @@ this is it:
    of GPU time have passed (the first call compiles and autotunes).  The host
    time of each solve() call is noted: it sizes the launch guard.
 2. Each timed call: fresh input values and re-poisoned outputs (untimed),
-   a launch guard (a GPU sleep, ``audit.launch_guard_us``) so that solve()'s
-   launch is queued before the flush ends, the L2 flushed by zeroing a buffer
-   of max(2 x L2, 256 MiB), then CUDA events on the current stream around
-   solve().
+   a synchronize, a launch guard (a GPU sleep, ``audit.launch_guard_us``) so
+   that solve()'s launch is queued before the flush ends, the L2 flushed by
+   zeroing a buffer of max(2 x L2, 256 MiB), then CUDA events on the current
+   stream around solve().  A call whose launch outlasted guard and flush
+   (``audit.exposed_call``) holds host time: its sample is dropped and the
+   guard grows (``audit.grown_guard_us``); at the guard's 2 ms cap such
+   samples are kept and counted.  A few untimed calls settle the guard first.
 3. Calls picked by ``VerifyPlan`` are also audited by the host clock
    (``audited_call``); their outputs, and the last call's, are sent to the
    judge, which checks them against its own reference.
@@ -25,7 +28,9 @@ from __future__ import annotations
 import torch
 
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
-from judge.timing.audit import VerifyPlan, launch_guard_us
+from typing import NamedTuple
+
+from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
 from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
 from judge.worker import session as session_module
@@ -39,6 +44,7 @@ _sleep = torch.cuda._sleep  # spins the GPU for a number of clock cycles
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
+SETTLE_CALLS = 10  # untimed guarded calls that grow the guard before the timed ones
 
 
 def run(session, header: dict) -> None:
@@ -53,8 +59,9 @@ def run(session, header: dict) -> None:
     session.reply({"ok": True, "op": "warm"})
     flush = flush_buffer(session.device)
     guard = LaunchGuard.measure(flush, host_call_us)
+    settle_guard(session, session.arguments(params, warmup_seed(case_seed, 0)), flush, guard)
     plan = VerifyPlan(plan_seed(case_seed), min_calls=rule.min_calls)
-    samples, audits, verified = [], [], 0
+    samples, audits, verified, exposed = [], [], 0, {"dropped": 0, "kept": 0}
     started = session.clock()
     index, decision, last_message, verifying_s = 0, None, started, 0.0
     while True:
@@ -62,13 +69,18 @@ def run(session, header: dict) -> None:
         args = session.arguments(params, seed)
         audited = plan.wants(index)
         if audited:
-            host_ms, event_ms = audited_call(session, args, flush, guard)
-            audits.append([host_ms, event_ms])
+            host_ms, call = audited_call(session, args, flush, guard)
+            audits.append([host_ms, call.event_ms])
         else:
-            event_ms = timed_call(session, args, flush, guard)
-        samples.append(event_ms)
+            call = timed_call(session, args, flush, guard)
+        kept = not guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
+        if kept:
+            exposed["kept"] += call.exposed  # the guard is at its cap: the sample stays, counted
+            samples.append(call.event_ms)
+        else:
+            exposed["dropped"] += 1
         timing_s = session.clock() - started - verifying_s  # sending results to the judge is not timing
-        decision = rule.decide(samples, timing_s) if _check_now(len(samples)) else None
+        decision = rule.decide(samples, timing_s) if kept and _check_now(len(samples)) else None
         last = decision is not None and decision.stop
         if (audited or last) and send_results:  # the last timed call is always verified
             sent = session.clock()
@@ -87,8 +99,8 @@ def run(session, header: dict) -> None:
     session.reply({"ok": True, "op": "bench_done", "samples_ms": samples, "audits": audits,
                    "verified": verified, "stop_reason": decision.reason,
                    "elapsed_s": session.clock() - started, "verifying_s": verifying_s,
-                   "warmup_s": warmup_s, "launch_guard_us": guard.us,
-                   "flush_bytes": flush.numel() * 4})
+                   "warmup_s": warmup_s, "launch_guard_us": guard.us, "exposed_dropped": exposed["dropped"],
+                   "exposed_kept": exposed["kept"], "flush_bytes": flush.numel() * 4})
 
 
 def _check_now(n: int) -> bool:
@@ -110,32 +122,67 @@ def warmup(session, params: dict, case_seed: int) -> list[float]:
     return host_us
 
 
+class Call(NamedTuple):
+    """One timed call: its event time and what shows whether the events saw host time."""
+
+    event_ms: float
+    lead_us: float  # host: launching the guard .. solve() returned
+    cover_us: float  # GPU: the guard's start .. the start event (guard and flush)
+
+    @property
+    def exposed(self) -> bool:
+        return exposed_call(self.lead_us, self.cover_us)
+
+
 class LaunchGuard:
     """A GPU sleep queued before the flush, ``us`` long (0: none needed).
 
-    The flush alone gives the host its own duration (about 65 µs on an H200)
+    The flush alone gives the host its own duration (about 67 µs on an H200)
     to launch solve(); when the launch takes longer, the start event fires
     before the kernel is queued and the sample counts host launch latency.
+    The guard starts from the warm-up's host times and grows on every call
+    that shows such exposure (``absorb``).
     """
 
-    def __init__(self, us: float, cycles: int):
-        self.us, self.cycles = us, cycles
+    def __init__(self, us: float, cycles_per_us: float):
+        self.cycles_per_us = cycles_per_us
+        self.us, self.cycles = 0.0, 0
+        self.resize(us)
 
     @classmethod
     def measure(cls, flush: torch.Tensor, host_call_us: list[float]) -> "LaunchGuard":
         flush_us = 1e3 * min(time_gpu(flush.zero_) for _ in range(3))
-        us = launch_guard_us(host_call_us, flush_us)
-        if us <= 0:
-            return cls(0.0, 0)
         probe = 100_000
-        cycles_per_us = probe / max(1e-3, 1e3 * time_gpu(lambda: _sleep(probe)))
+        _sleep(probe)  # the first launch loads the sleep kernel: hundreds of µs that are no clock
+        sleep_ms = sorted(time_gpu(lambda: _sleep(probe)) for _ in range(3))[1]
         # SM clocks run 0.2-3 GHz: a calibration outside that range is a timer hiccup, not a clock
-        cycles_per_us = min(3000.0, max(200.0, cycles_per_us))
-        return cls(us, int(us * cycles_per_us))
+        cycles_per_us = min(3000.0, max(200.0, probe / max(1e-3, 1e3 * sleep_ms)))
+        return cls(launch_guard_us(host_call_us, flush_us), cycles_per_us)
+
+    def resize(self, us: float) -> None:
+        self.us = us if us > 0 else 0.0
+        self.cycles = int(self.us * self.cycles_per_us)
+
+    @property
+    def at_cap(self) -> bool:
+        return self.us >= GUARD_MAX_US
+
+    def absorb(self, call: Call) -> bool:
+        """True when ``call`` holds host time and the guard grew, so its sample is to be dropped."""
+        if not call.exposed or self.at_cap:
+            return False
+        self.resize(grown_guard_us(self.us, call.lead_us, call.cover_us))
+        return True
 
     def __call__(self) -> None:
         if self.cycles:
             _sleep(self.cycles)
+
+
+def settle_guard(session, args: list, flush: torch.Tensor, guard: LaunchGuard, calls: int = SETTLE_CALLS) -> None:
+    """Untimed guarded calls on one set of inputs, growing the guard wherever the launch outlasted it."""
+    for _ in range(calls):
+        guard.absorb(timed_call(session, args, flush, guard))
 
 
 def time_gpu(work) -> float:
@@ -149,39 +196,45 @@ def time_gpu(work) -> float:
     return _elapsed(begin, end)
 
 
-def timed_call(session, args: list, flush: torch.Tensor, guard=lambda: None) -> float:
-    """One timed call as do_bench does it: (guard,) flush, event, solve, event."""
-    begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
-    guard()
-    flush.zero_()
-    _record(begin)
-    session.solve(*args)
+def timed_call(session, args: list, flush: torch.Tensor, guard=None) -> Call:
+    """One timed call as do_bench does it, guarded: synchronize, (guard,) flush, event, solve, event."""
+    before, begin, end = (_Event(enable_timing=True) for _ in range(3))
+    _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
+    start = session.clock()
+    _launch_until_solve(session, args, flush, guard, before, begin)
+    lead_us = (session.clock() - start) * 1e6
     _record(end)
     _event_sync(end)
-    return _elapsed(begin, end)
+    return Call(_elapsed(begin, end), lead_us, _elapsed(before, begin) * 1e3)
 
 
-def audited_call(session, args: list, flush: torch.Tensor, guard=lambda: None) -> tuple[float, float]:
-    """A timed call that the host clock also measures; returns (host ms, event ms).
+def audited_call(session, args: list, flush: torch.Tensor, guard=None) -> tuple[float, Call]:
+    """A timed call that the host clock also measures; returns (host ms, the call).
 
     The GPU is idle before the guard (a device-wide synchronize), so the host
-    clock from just after launching guard and flush to after a device-wide
+    clock from just before launching guard and flush to after a device-wide
     synchronize covers guard + flush + solve() + latency.  The guard's and the
     flush's event time is subtracted.  The device-wide synchronize waits for every stream, so
     work the solution hides on a stream of its own shows up in the host time
     even when the events on the current stream miss it.  From the GPU's side
     the call is timed exactly like ``timed_call``, so its sample is unbiased.
     """
-    before_flush = _Event(enable_timing=True)
-    begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     _synchronize()
-    _record(before_flush)
-    guard()
-    flush.zero_()
     start = session.clock()
-    _record(begin)
-    session.solve(*args)
+    _launch_until_solve(session, args, flush, guard, before, begin)
+    lead_us = (session.clock() - start) * 1e6
     _record(end)
     _synchronize()
-    host_ms = (session.clock() - start) * 1e3 - _elapsed(before_flush, begin)
-    return host_ms, _elapsed(begin, end)
+    cover_ms = _elapsed(before, begin)
+    host_ms = (session.clock() - start) * 1e3 - cover_ms
+    return host_ms, Call(_elapsed(begin, end), lead_us, cover_ms * 1e3)
+
+
+def _launch_until_solve(session, args, flush, guard, before, begin) -> None:
+    _record(before)
+    if guard is not None:
+        guard()
+    flush.zero_()
+    _record(begin)
+    session.solve(*args)

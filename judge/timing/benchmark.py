@@ -15,7 +15,7 @@ from pathlib import Path
 from ..reference import BadReply
 from ..verdict import Verdict
 from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from .audit import Audit, cross_check, launch_bound, launch_bound_note
+from .audit import Audit, cross_check, exposed_note, launch_bound, launch_bound_note
 from .bench_seeds import case_seed as derive_case_seed, timed_seed
 from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
 from .speed import speed_of_light, speedup_text
@@ -80,7 +80,10 @@ def _require_last_verified(done: dict, verified: set, check: bool) -> None:
     samples = done.get("samples_ms")
     if not isinstance(samples, list) or not samples or not all(isinstance(x, (int, float)) for x in samples):
         raise BenchFailure(Verdict.RUNTIME_ERROR, "the solution's process sent no timings")
-    if check and len(samples) - 1 not in verified:
+    dropped = done.get("exposed_dropped", 0)  # calls whose samples held host time (bench.py)
+    if type(dropped) is not int or dropped < 0:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, "malformed bench_done message from the solution's process")
+    if check and len(samples) + dropped - 1 not in verified:
         raise BenchFailure(Verdict.RUNTIME_ERROR, "the last timed call was not sent back for checking "
                                                   "(the worker's reply was tampered with)")
 
@@ -115,12 +118,14 @@ def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
            "launch_bound": launch_bound(stats.median), "timer_trusted": check.ok, "notes": [],
            "samples_ms": [round(s, 6) for s in done["samples_ms"]],
            "phases_s": {k: round(done.get(k, 0.0), 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
-           "launch_guard_us": done.get("launch_guard_us"),
-           "audits_ms": done["audits"]}
+           "launch_guard_us": done.get("launch_guard_us"), "exposed_dropped": done.get("exposed_dropped", 0),
+           "exposed_kept": done.get("exposed_kept", 0), "audits_ms": done["audits"]}
     if not check.ok:
         out.update(median_ms=check.honest_ms, ci_low_ms=check.honest_ms, ci_high_ms=check.honest_ms,
                    event_median_ms=stats.median)
         out["notes"].append(check.reason)
+    if out["exposed_kept"]:
+        out["notes"].append(exposed_note(out["exposed_kept"], stats.n))
     if out["launch_bound"]:
         out["timer_floor_ms"] = timer_floor_ms
         out["notes"].append(launch_bound_note(timer_floor_ms))
