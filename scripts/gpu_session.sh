@@ -52,13 +52,13 @@ diag)
   part gpu_tests 400 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 fix)
-  part lead_probe 100 python3 scripts/lead_probe.py --rounds 4 --calls 3000
-  part tiny_diag 80 python3 scripts/tiny_diag.py
-  part transfer 60 python3 scripts/transfer_probe.py
+  part lead_probe 70 python3 scripts/lead_probe.py --rounds 4 --calls 3000
+  part tiny_diag 60 python3 scripts/tiny_diag.py
+  part transfer 40 python3 scripts/transfer_probe.py
   ;&
 proof)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"  # a fresh cache: the peaks (and timer floor) are measured
-  part timing_proof 420 python3 scripts/timing_proof.py --out "$OUT"
+  part timing_proof 330 python3 scripts/timing_proof.py --out "$OUT"
   # transpose with one launch-bound benchmark case, to see its report end to end
   python3 -c "import sys; sys.path.insert(0, 'scripts'); from tiny_diag import spec_text
 open(sys.argv[1], 'w').write(spec_text(8192))" "$OUT/transpose_tiny.yaml"
