@@ -75,11 +75,8 @@ def to_bytes(tensor: torch.Tensor) -> memoryview:
 
 
 def from_bytes(data, dtype: str, shape) -> torch.Tensor:
-    """Rebuild a tensor from ``to_bytes`` output (on the CPU), or from a uint8 tensor
-    (the worker's GPU bytes, copied by CUDA IPC: worker/cuda_ipc.py)."""
-    if isinstance(data, torch.Tensor):
-        raw = data
-    elif not len(data):
+    """Rebuild a CPU tensor from ``to_bytes`` output."""
+    if not len(data):
         raw = torch.empty(0, dtype=torch.uint8)
     else:  # a bytearray is writable and shared as is; anything else is copied once
         raw = torch.frombuffer(data if isinstance(data, bytearray) else bytearray(data), dtype=torch.uint8)

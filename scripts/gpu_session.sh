@@ -6,7 +6,6 @@
 #   bash scripts/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
 #   bash scripts/gpu_session.sh diag      launch-bound diagnosis with SM clocks (twice), every GPU test
 #   bash scripts/gpu_session.sh fix       launch exposure probe, tiny diag, transfer probe, timing proof, tiny run
-#   bash scripts/gpu_session.sh ipc       IPC GPU tests, overhead with and without IPC, every GPU test
 #   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
 set -u
 export PYTHONUNBUFFERED=1
@@ -51,16 +50,6 @@ diag)
   part tiny_diag 150 bash -c 'python3 scripts/tiny_diag.py && python3 scripts/tiny_diag.py'
   nvidia-smi -q -d PERFORMANCE,CLOCK > "$OUT/smi_after.txt" 2>&1
   part gpu_tests 400 python3 -m pytest -m gpu tests -q -p no:cacheprovider
-  ;;
-ipc)
-  part ipc_tests 150 python3 -m pytest -m gpu tests/test_cuda_ipc.py -q -p no:cacheprovider
-  export JUDGE_CACHE_DIR="$OUT/judge-cache"  # warmed by the first run: the rest time the solution's part only
-  for run in warm ipc pipe ipc pipe; do
-    part "overhead_$run" 60 env JUDGE_NO_IPC=$([ $run = pipe ] && echo 1 || echo 0) \
-      python3 scripts/timing_proof.py --overhead-only
-  done
-  unset JUDGE_CACHE_DIR
-  part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider --deselect tests/test_cuda_ipc.py
   ;;
 fix)
   part lead_probe 70 python3 scripts/lead_probe.py --rounds 4 --calls 3000

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import time
@@ -149,12 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default=".")
     parser.add_argument("--quick", action="store_true", help="skip the 32768² case")
-    parser.add_argument("--overhead-only", action="store_true",
-                        help="only the wall time and phases of one `judge run` (JUDGE_NO_IPC is passed on)")
     args = parser.parse_args()
-    if args.overhead_only:
-        print(json.dumps(dict(overhead(), ipc=os.environ.get("JUDGE_NO_IPC", "") in ("", "0"))))
-        return
     env = environment("cuda:0")
     print(json.dumps({k: v for k, v in env.items() if k != "peaks"}))
     floor_us = timer_floor_us("cuda:0")

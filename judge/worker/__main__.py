@@ -25,7 +25,7 @@ def main(argv: list[str]) -> int:
     from judge.worker import protocol, session
 
     header, _ = protocol.receive(request_fd)
-    worker = session.Session(header, response_fd, _perf_counter, request_fd)
+    worker = session.Session(header, response_fd, _perf_counter)
     if not worker.start():
         return 0
     while True:

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import cuda_ipc, protocol
+from . import protocol
 from .limits import Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid"]
@@ -57,8 +57,6 @@ class Worker:
         self.process: subprocess.Popen | None = None
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
-        # Outputs by CUDA IPC handle instead of through the pipe (cuda_ipc.py); decided by a probe at start.
-        self.ipc = device.startswith("cuda") and os.environ.get("JUDGE_NO_IPC", "") in ("", "0")
 
     # -- life cycle ------------------------------------------------------------
     def start(self, timeout: float) -> None:
@@ -80,24 +78,13 @@ class Worker:
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
         self.watchdog.start()
         self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
-                    "device": self.device, "ipc": self.ipc,
+                    "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
                     "output_bytes": self.limits.output_bytes})
         header, _ = self._receive(timeout, "loading the solution")
         if not header.get("ok"):
             self.stop()
             raise SubmissionInvalid(header.get("message", "the solution could not be loaded"))
-        self.ipc = self.ipc and header.get("ipc_probe") is not None and self._probe_ipc(header["ipc_probe"])
-
-    def _probe_ipc(self, probe) -> bool:
-        """Can this judge read the worker's memory?  The probe holds 0..15; the ack says yes or no."""
-        try:
-            got = cuda_ipc.copy_out(probe, 16, self.device).tolist()
-            works = got == list(range(16))
-        except cuda_ipc.IpcError:
-            works = False
-        self._send({"op": "ack", "ipc": works})
-        return works
 
     def _environment(self) -> dict:
         env = dict(os.environ)
@@ -170,7 +157,7 @@ class Worker:
 
     def _receive(self, timeout: float, what: str) -> tuple[dict, list]:
         try:
-            header, blobs = protocol.receive(self._response_r, time.monotonic() + timeout, self.max_blob)
+            return protocol.receive(self._response_r, time.monotonic() + timeout, self.max_blob)
         except protocol.Timeout:
             self._kill()
             raise WorkerTimeout(f"{what} did not finish within {timeout:g} s; the worker was killed") from None
@@ -180,42 +167,6 @@ class Worker:
                 raise WorkerCrashed(f"malformed reply from the solution's process during {what}: {exc}; "
                                     "it was stopped") from None
             raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
-        if self.ipc and isinstance(header.get("tensors"), list) and any(
-                isinstance(m, dict) and "ipc" in m for m in header["tensors"]):
-            blobs = self._copy_shared(header["tensors"], blobs, what)
-        return header, blobs
-
-    def _copy_shared(self, metas: list, blobs: list, what: str) -> list:
-        """The reply's tensors in order: shared ones copied from the worker's GPU memory (uint8
-        tensors on the judge's device), the others as sent.  Then the ack frees the worker."""
-        sent, out = iter(blobs), []
-        try:
-            for meta in metas:
-                if not isinstance(meta, dict) or "ipc" not in meta:
-                    out.append(next(sent))
-                    continue
-                out.append(cuda_ipc.copy_out(meta["ipc"], self._declared_bytes(meta), self.device))
-        except (cuda_ipc.IpcError, StopIteration) as exc:
-            self._kill()
-            raise WorkerCrashed(f"could not read the solution's outputs during {what} ({exc or 'too few blobs'}); "
-                                "it was stopped.  If this machine cannot share GPU memory between processes, "
-                                "set JUDGE_NO_IPC=1") from None
-        self._send({"op": "ack"})
-        return out
-
-    def _declared_bytes(self, meta: dict) -> int:
-        """The size the worker says a tensor has, bounded by ``max_blob``; the spec's size is checked later."""
-        from judge.tensors import TORCH_DTYPES
-
-        dtype, shape = meta.get("dtype"), meta.get("shape")
-        if dtype not in TORCH_DTYPES or not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
-            raise cuda_ipc.IpcError("malformed tensor description")
-        nbytes = TORCH_DTYPES[dtype].itemsize
-        for dim in shape:
-            nbytes *= dim
-        if nbytes > self.max_blob:
-            raise cuda_ipc.IpcError(f"a shared tensor of {nbytes} bytes, more than the {self.max_blob} expected")
-        return nbytes
 
     def _death_message(self, when: str, detail: str = "") -> str:
         code = None

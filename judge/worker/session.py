@@ -7,13 +7,12 @@ monkeypatches torch afterwards.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import torch
 
 from judge import tensors as tensor_args
-from judge.worker import cuda_ipc, loader, protocol
+from judge.worker import loader, protocol
 from judge.worker.limits import Limits, apply_rlimits
 
 _Event = torch.cuda.Event
@@ -24,11 +23,10 @@ _to_bytes = tensor_args.to_bytes
 class Session:
     """Answers the judge's requests for one loaded solution."""
 
-    def __init__(self, init: dict, response_fd: int, clock, request_fd: int = -1):
-        self.init, self.fd, self.clock, self.request_fd = init, response_fd, clock, request_fd
+    def __init__(self, init: dict, response_fd: int, clock):
+        self.init, self.fd, self.clock = init, response_fd, clock
         self.device = init["device"]
         self.gpu = self.device.startswith("cuda")
-        self.ipc = self.gpu and bool(init.get("ipc"))  # outputs by CUDA IPC handle (cuda_ipc.py), if the probe works
         self.spec = None
         self.solve = None
         self.last_call_host_s = 0.0  # host time of the last timed_call's solve()
@@ -52,38 +50,8 @@ class Session:
             self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
             return False
         self.flush_output()
-        self.ready()
+        self.reply({"ok": True, "op": "ready", "pid_device": self.device})
         return True
-
-    def ready(self) -> None:
-        """Say ``ready``; with IPC asked for, hand over a probe tensor and let the judge's ack decide."""
-        probe = torch.arange(16, dtype=torch.uint8, device=self.device) if self.ipc else None
-        exported = self.export(probe) if probe is not None else None
-        self.reply({"ok": True, "op": "ready", "pid_device": self.device, "ipc_probe": exported})
-        if exported is not None:
-            self.ipc = bool(self.await_ack().get("ipc"))
-
-    def export(self, tensor):
-        """The tensor's IPC handle, or None: IPC off, or not possible here (then off for good)."""
-        if not self.ipc or not tensor.is_cuda or not tensor.is_contiguous():
-            return None
-        try:
-            _synchronize()  # the bytes are final before the judge reads them
-            return cuda_ipc.export(tensor)
-        except cuda_ipc.IpcError:
-            self.ipc = False
-            return None
-
-    def await_ack(self) -> dict:
-        """Block until the judge has copied what the last message shared; exit if it went away."""
-        try:
-            header, _ = protocol.receive(self.request_fd)
-        except protocol.ProtocolError:
-            header = {}
-        if header.get("op") != "ack":
-            self.flush_output()
-            os._exit(0)  # the judge stopped or asked to exit: nothing left to answer
-        return header
 
     def reply(self, header: dict, blobs=()) -> None:
         protocol.send(self.fd, header, blobs)
@@ -140,22 +108,14 @@ class Session:
         self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
 
     def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
-        """Reply with the tensor arguments, in parameter order: each as a CUDA IPC handle
-        (then wait for the judge's ack: ``args`` must live until it has copied them) or as raw bytes."""
+        """Reply with the tensor arguments' raw bytes, in parameter order."""
         metas, blobs = [], []
         for index, param in tensor_args.tensor_params(self.spec):
             if outputs_only and param.role == "in":
                 continue
-            meta = {"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)}
-            exported = self.export(args[index])
-            if exported is not None:
-                meta["ipc"] = exported
-            else:
-                blobs.append(_to_bytes(args[index]))
-            metas.append(meta)
+            metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
+            blobs.append(_to_bytes(args[index]))
         self.reply(dict(header, tensors=metas), blobs)
-        if any("ipc" in meta for meta in metas):
-            self.await_ack()
 
     def report_failure(self, exc: BaseException) -> bool:
         verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
