@@ -6,6 +6,7 @@
 #   bash scripts/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
 #   bash scripts/gpu_session.sh diag      launch-bound diagnosis with SM clocks (twice), every GPU test
 #   bash scripts/gpu_session.sh fix       launch exposure probe, tiny diag, transfer probe, timing proof, tiny run
+#   bash scripts/gpu_session.sh final     overhead of one judge run (fresh cache, per-case phases), every GPU test
 #   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
 set -u
 export PYTHONUNBUFFERED=1
@@ -50,6 +51,10 @@ diag)
   part tiny_diag 150 bash -c 'python3 scripts/tiny_diag.py && python3 scripts/tiny_diag.py'
   nvidia-smi -q -d PERFORMANCE,CLOCK > "$OUT/smi_after.txt" 2>&1
   part gpu_tests 400 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+final)
+  JUDGE_CACHE_DIR="$OUT/judge-cache" part overhead 80 python3 scripts/timing_proof.py --overhead-only
+  part gpu_tests 420 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 fix)
   part lead_probe 70 python3 scripts/lead_probe.py --rounds 4 --calls 3000

@@ -128,7 +128,8 @@ def overhead() -> dict:
     data = json.loads(out.stdout)
     return {"wall_s": wall_s, "judge_process_imports_s": imports_s, "phases_s": data["phases_s"],
             "verdict": data["verdict"],
-            "benchmarks": [{k: b.get(k) for k in ("name", "median_ms", "calls", "stop_reason", "verified_calls")}
+            "benchmarks": [{k: b.get(k) for k in ("name", "median_ms", "calls", "stop_reason", "verified_calls",
+                                                  "phases_s")}
                            for b in data["benchmarks"]]}
 
 
@@ -148,7 +149,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default=".")
     parser.add_argument("--quick", action="store_true", help="skip the 32768² case")
+    parser.add_argument("--overhead-only", action="store_true", help="only the wall time and phases of one `judge run`")
     args = parser.parse_args()
+    if args.overhead_only:
+        print(json.dumps(overhead()))
+        return
     env = environment("cuda:0")
     print(json.dumps({k: v for k, v in env.items() if k != "peaks"}))
     floor_us = timer_floor_us("cuda:0")
