@@ -4,10 +4,10 @@ Times the same launch-bound case three ways on the GPU and prints sample
 percentiles: (a) a fresh worker, benchmark only (as timing_proof.py);
 (b) a whole judge_solution run (functional tests first, as `judge run`);
 (c) a whole run of a spec whose sizes stay small.  The SM clock is sampled
-by nvidia-smi every 20 ms during each: the 2026-11-21 runs read 4.3 µs in
-some whole runs and 12-18 µs in others (every call of the run slow, p10
-10.7 µs), which the launch guard did not change; the clock governor is the
-suspect.
+by nvidia-smi every 20 ms during each.  Before the exposure check (timing.md
+section 2) whole runs read 4.3-18 µs; the SM clock stayed at 1980 MHz in
+the slow ones, and scripts/lead_probe.py found the cause: launches that
+outlasted the guard.  After it, every run read 4.29-4.42 µs (benchmarks.md).
 """
 
 from __future__ import annotations
