@@ -25,11 +25,11 @@ imported, before the solution, so later monkeypatching does not reach them.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
-from typing import NamedTuple
-
 from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
 from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
@@ -196,8 +196,8 @@ def time_gpu(work) -> float:
     return _elapsed(begin, end)
 
 
-def timed_call(session, args: list, flush: torch.Tensor, guard=None) -> Call:
-    """One timed call as do_bench does it, guarded: synchronize, (guard,) flush, event, solve, event."""
+def timed_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> Call:
+    """One timed call as do_bench does it, guarded: synchronize, guard, flush, event, solve, event."""
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
     start = session.clock()
@@ -208,7 +208,7 @@ def timed_call(session, args: list, flush: torch.Tensor, guard=None) -> Call:
     return Call(_elapsed(begin, end), lead_us, _elapsed(before, begin) * 1e3)
 
 
-def audited_call(session, args: list, flush: torch.Tensor, guard=None) -> tuple[float, Call]:
+def audited_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> tuple[float, Call]:
     """A timed call that the host clock also measures; returns (host ms, the call).
 
     The GPU is idle before the guard (a device-wide synchronize), so the host
@@ -233,8 +233,7 @@ def audited_call(session, args: list, flush: torch.Tensor, guard=None) -> tuple[
 
 def _launch_until_solve(session, args, flush, guard, before, begin) -> None:
     _record(before)
-    if guard is not None:
-        guard()
+    guard()
     flush.zero_()
     _record(begin)
     session.solve(*args)
