@@ -113,10 +113,11 @@ class RecordingSession(Session):
 
 
 class FakeWorker:
-    max_blob = 1 << 30
-
     def __init__(self, session):
         self.session = session
+
+    def expect_reply(self, sizes):
+        pass
 
     def request(self, header, timeout, what=""):
         bench.run(self.session, header)
@@ -212,7 +213,10 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
     timed = log[-3 * len(done["samples_ms"]):]
     calls = [timed[i:i + 3] for i in range(0, len(timed), 3)]
     assert all(c == ["guard", "flush", "solve"] for c in calls)
-    assert max(done["samples_ms"]) < 0.3  # the 20 µs kernel, not the 500 µs launch
+    # The 20 µs kernel, not the 500 µs launch.  A sample that does hold host time (the
+    # machine stalled the test for longer than the capped guard) must be counted as such.
+    assert sum(s >= 0.3 for s in done["samples_ms"]) <= done["exposed_kept"]
+    assert sorted(done["samples_ms"])[len(done["samples_ms"]) // 2] < 0.3
 
 
 def test_a_fast_launch_needs_no_guard(monkeypatch):
@@ -241,7 +245,7 @@ def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows(
     session = RecordingSession(stalling)
     done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
     assert done["exposed_dropped"] >= 1 and done["launch_guard_us"] >= 1000
-    assert max(done["samples_ms"]) < 0.5  # no sample holds a 1 ms stall
+    assert sum(s >= 0.5 for s in done["samples_ms"]) <= done["exposed_kept"]  # no uncounted 1 ms stall
     assert timing_summary(done)["exposed_dropped"] == done["exposed_dropped"]
 
 
