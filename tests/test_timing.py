@@ -8,7 +8,7 @@ import pytest
 
 from judge.report.console import make_console
 from judge.runner import RunResult
-from judge.timing.audit import Audit, VerifyPlan, cross_check, launch_bound
+from judge.timing.audit import Audit, VerifyPlan, cross_check, launch_bound, parse_audits
 from judge.timing.benchmark import timing_summary
 from judge.timing.report import format_interval, render_benchmarks
 from judge.timing.speed import speed_of_light, speedup_text
@@ -46,6 +46,25 @@ def test_cross_check_catches_work_outside_the_events():
     check = cross_check(audits)
     assert not check.ok and check.honest_ms == 2.0
     assert "unjoined stream" in check.reason
+
+
+def test_the_honest_time_counts_hidden_work_that_overlapped_guard_and_flush():
+    """Work on an unjoined stream runs while guard and flush do; subtracting their time
+    (host_ms) then undercounts it, but the host time from calling solve() does not."""
+    audits = [Audit(host_ms=0.22, event_ms=0.01, tail_ms=0.64), Audit(0.23, 0.01, 0.66), Audit(0.21, 0.01, 0.65)]
+    check = cross_check(audits)
+    assert not check.ok and check.honest_ms == 0.65
+
+
+@pytest.mark.parametrize("raw", [None, [[1.0]], [[1.0, 2.0, 3.0, 4.0]], [["1", 2.0]], [[float("nan"), 1.0]],
+                                 [[True, 1.0]], [[1e12, 1.0]], [(1.0, 2.0)]])
+def test_malformed_audits_are_refused(raw):
+    with pytest.raises(ValueError):
+        parse_audits(raw)
+
+
+def test_audits_parse_with_or_without_a_tail():
+    assert parse_audits([[0.2, 0.1], [0.3, 0.1, 0.4]]) == [Audit(0.2, 0.1), Audit(0.3, 0.1, 0.4)]
 
 
 def test_one_slow_audit_is_not_a_cheat():

@@ -69,8 +69,8 @@ def run(session, header: dict) -> None:
         args = session.arguments(params, seed)
         audited = plan.wants(index)
         if audited:
-            host_ms, call = audited_call(session, args, flush, guard)
-            audits.append([host_ms, call.event_ms])
+            host_ms, tail_ms, call = audited_call(session, args, flush, guard)
+            audits.append([host_ms, call.event_ms, tail_ms])
         else:
             call = timed_call(session, args, flush, guard)
         kept = not guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
@@ -208,32 +208,39 @@ def timed_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> 
     return Call(_elapsed(begin, end), lead_us, _elapsed(before, begin) * 1e3)
 
 
-def audited_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> tuple[float, Call]:
-    """A timed call that the host clock also measures; returns (host ms, the call).
+def audited_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> tuple[float, float, Call]:
+    """A timed call that the host clock also measures; returns (host ms, tail ms, the call).
 
     The GPU is idle before the guard (a device-wide synchronize), so the host
     clock from just before launching guard and flush to after a device-wide
     synchronize covers guard + flush + solve() + latency.  The guard's and the
-    flush's event time is subtracted.  The device-wide synchronize waits for every stream, so
-    work the solution hides on a stream of its own shows up in the host time
-    even when the events on the current stream miss it.  From the GPU's side
-    the call is timed exactly like ``timed_call``, so its sample is unbiased.
+    flush's event time is subtracted: that is the host ms.  The device-wide
+    synchronize waits for every stream, so work the solution hides on a stream
+    of its own shows up in the host time even when the events on the current
+    stream miss it.  Such work can run while guard and flush do, so the tail
+    (host clock from calling solve() to the synchronize) is kept too
+    (``audit.Audit``).  From the GPU's side the call is timed exactly like
+    ``timed_call``, so its sample is unbiased.
     """
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     _synchronize()
     start = session.clock()
-    _launch_until_solve(session, args, flush, guard, before, begin)
+    solve_called = _launch_until_solve(session, args, flush, guard, before, begin)
     lead_us = (session.clock() - start) * 1e6
     _record(end)
     _synchronize()
+    done = session.clock()
     cover_ms = _elapsed(before, begin)
-    host_ms = (session.clock() - start) * 1e3 - cover_ms
-    return host_ms, Call(_elapsed(begin, end), lead_us, cover_ms * 1e3)
+    host_ms = (done - start) * 1e3 - cover_ms
+    return host_ms, (done - solve_called) * 1e3, Call(_elapsed(begin, end), lead_us, cover_ms * 1e3)
 
 
-def _launch_until_solve(session, args, flush, guard, before, begin) -> None:
+def _launch_until_solve(session, args, flush, guard, before, begin) -> float:
+    """Queue guard, flush and the start event, then call solve(); returns when solve() was called."""
     _record(before)
     guard()
     flush.zero_()
     _record(begin)
+    called = session.clock()
     session.solve(*args)
+    return called

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..reference import BadReply
 from ..verdict import Verdict
 from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from .audit import Audit, cross_check, exposed_note, launch_bound, launch_bound_note
+from .audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits
 from .bench_seeds import case_seed as derive_case_seed, timed_seed
 from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
 from .speed import speed_of_light, speedup_text
@@ -41,7 +41,7 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     what = f"benchmark {case.name}"
     case_seed = derive_case_seed(runner.seed, case.name)  # the run's seed never reaches the worker
     if runner.reference is not None:
-        worker.max_blob = runner.reference.max_reply_bytes(case.params)
+        worker.expect_reply(runner.reference.reply_sizes(case.params, outputs_only=True))
     header, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, "params": case.params,
                                                    "seed": case_seed, "rule": rule, "verify": check},
                           opts.compile_timeout, f"warm-up of {what}")
@@ -83,6 +83,11 @@ def _require_last_verified(done: dict, verified: set, check: bool) -> None:
     dropped = done.get("exposed_dropped", 0)  # calls whose samples held host time (bench.py)
     if type(dropped) is not int or dropped < 0:
         raise BenchFailure(Verdict.RUNTIME_ERROR, "malformed bench_done message from the solution's process")
+    try:
+        parse_audits(done.get("audits"))
+    except ValueError as exc:
+        raise BenchFailure(Verdict.RUNTIME_ERROR,
+                           f"malformed bench_done message from the solution's process: {exc}") from None
     if check and len(samples) + dropped - 1 not in verified:
         raise BenchFailure(Verdict.RUNTIME_ERROR, "the last timed call was not sent back for checking "
                                                   "(the worker's reply was tampered with)")
@@ -111,7 +116,7 @@ def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
     ``timer_floor_ms`` (the device's, from the peaks) goes into a launch-bound case's note.
     """
     stats = Stats(done["samples_ms"])
-    check = cross_check([Audit(h, e) for h, e in done["audits"]])
+    check = cross_check(parse_audits(done["audits"]))
     out = {"median_ms": stats.median, "ci_low_ms": stats.ci_low, "ci_high_ms": stats.ci_high,
            "min_ms": stats.min, "max_ms": stats.max, "mean_ms": stats.mean, "calls": stats.n,
            "stop_reason": done["stop_reason"], "verified_calls": done["verified"], "audited_calls": len(done["audits"]),
