@@ -262,3 +262,33 @@ def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
     assert done["launch_guard_us"] == 2000.0 and done["exposed_kept"] == len(done["samples_ms"]) >= 10
     summary = timing_summary(done)
     assert any("launch guard" in note and "host time" in note for note in summary["notes"])
+
+
+def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(monkeypatch):
+    """solve() takes 0.3 ms to launch (so the guard is long), then starts 0.6 ms of work on a stream
+    of its own that starts at once, while guard and flush still run on the current one, and never
+    joins it.  The events see only the 20 µs kernel; the judge must report at least the 0.6 ms.
+    (The GPU test with real streams: test_gpu.py::test_unjoined_stream_is_not_faster_than_the_honest_twin.)"""
+    side = FakeGPU()
+    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))  # device-wide
+
+    def side_stream(input, output, rows, cols):
+        time.sleep(0.0003)
+        output.copy_(input.T)
+        side.run(0.0006)
+
+    summary = timing_summary(bench_case(FakeRunner(), FakeWorker(RecordingSession(side_stream)), CASE, check=True))
+    assert not summary["timer_trusted"]
+    assert summary["median_ms"] >= 0.6
+
+
+def test_a_forged_audit_list_is_a_runtime_error_not_a_crash_of_the_judge():
+    class Forging(RecordingSession):
+        def reply(self, header, blobs=()):
+            if header.get("op") == "bench_done":
+                header = dict(header, audits=[["fast", 0.0]])
+            super().reply(header, blobs)
+
+    with pytest.raises(BenchFailure) as info:
+        bench_case(FakeRunner(), FakeWorker(Forging(honest)), CASE, check=True)
+    assert info.value.verdict == Verdict.RUNTIME_ERROR and "malformed bench_done" in info.value.message
