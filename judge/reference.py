@@ -77,11 +77,14 @@ class Reference:
         return [(p.name, p.dtype, self.spec.shape_of(p, params)) for p in self.spec.tensors
                 if not (outputs_only and p.role == "in")]
 
+    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
+        """Byte size of each tensor a reply for ``params`` holds, in order."""
+        return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize
+                for _, dtype, shape in self.expected_tensors(params, outputs_only)]
+
     def max_reply_bytes(self, params: dict) -> int:
         """The largest blob a reply may hold for ``params`` (the worker is not trusted)."""
-        sizes = [math.prod(shape) * TORCH_DTYPES[dtype].itemsize
-                 for _, dtype, shape in self.expected_tensors(params, False)]
-        return max(sizes, default=0)
+        return max(self.reply_sizes(params), default=0)
 
     def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
         """The reply's tensors, rebuilt from the spec's dtypes and shapes, not the worker's word.

@@ -247,7 +247,7 @@ class Runner:
         first, started = self.first_call, time.perf_counter()
         try:
             self.ensure_worker()
-            self.worker.max_blob = self.reference.max_reply_bytes(case.params)
+            self.worker.expect_reply(self.reference.reply_sizes(case.params))
             header, blobs = self.worker.request(
                 {"op": "call", "params": case.params, "seed": seed}, self.call_timeout(),
                 f"solve() on {case.label()}")

@@ -78,8 +78,10 @@ def from_bytes(data, dtype: str, shape) -> torch.Tensor:
     """Rebuild a CPU tensor from ``to_bytes`` output."""
     if not len(data):
         raw = torch.empty(0, dtype=torch.uint8)
-    else:  # a bytearray is writable and shared as is; anything else is copied once
-        raw = torch.frombuffer(data if isinstance(data, bytearray) else bytearray(data), dtype=torch.uint8)
+    elif isinstance(data, bytearray) or (isinstance(data, memoryview) and not data.readonly):
+        raw = torch.frombuffer(data, dtype=torch.uint8)  # shared as is: a pipe's buffer or the area
+    else:  # read-only bytes are copied once (torch wants writable memory)
+        raw = torch.frombuffer(bytearray(data), dtype=torch.uint8)
     return raw.view(TORCH_DTYPES[dtype]).reshape(tuple(shape))
 
 

@@ -8,6 +8,7 @@
 #   bash scripts/gpu_session.sh fix       launch exposure probe, tiny diag, transfer probe, timing proof, tiny run
 #   bash scripts/gpu_session.sh final     overhead of one judge run (fresh cache, per-case phases), every GPU test
 #   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
+#   bash scripts/gpu_session.sh area      transfer probe, overhead twice (fresh cache, then cached), every GPU test
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -55,6 +56,13 @@ diag)
 final)
   JUDGE_CACHE_DIR="$OUT/judge-cache" part overhead 80 python3 scripts/timing_proof.py --overhead-only
   part gpu_tests 420 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+area)
+  part transfer 60 python3 scripts/transfer_probe.py
+  export JUDGE_CACHE_DIR="$OUT/judge-cache"
+  part overhead 80 python3 scripts/timing_proof.py --overhead-only
+  part overhead_cached 60 python3 scripts/timing_proof.py --overhead-only
+  part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 fix)
   part lead_probe 70 python3 scripts/lead_probe.py --rounds 4 --calls 3000

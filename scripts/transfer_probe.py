@@ -8,6 +8,9 @@ JSON line per way:
 - ``pipe``: judge.worker.protocol over an os.pipe (as the judge does), default
   pipe size, and with the pipe enlarged to 1 MiB (F_SETPIPE_SZ);
 - ``shm``: the bytes written into a /dev/shm file the reader maps;
+- ``area``: the judge's shared area (judge/worker/area.py), reused as the
+  judge reuses it: the worker side copies the tensor in (from the GPU when
+  there is one), the judge side reads it in place (to the GPU when there is one);
 - ``d2h`` / ``h2d``: the GPU copies on either side (GPU only).
 """
 
@@ -25,7 +28,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from judge.tensors import from_bytes  # noqa: E402
 from judge.worker import protocol  # noqa: E402
+from judge.worker.area import JudgeArea, WorkerArea  # noqa: E402
 
 N = 256 * 1024**2
 REPS = 4
@@ -69,6 +74,31 @@ def through_shm() -> float:
     return total / REPS
 
 
+def through_area() -> dict:
+    """Worker-side write and judge-side read of the shared area, each averaged over REPS after one warm-up."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    source = torch.rand(N // 4, device=device)
+    judge_side = JudgeArea.create()
+    worker_side = WorkerArea(os.dup(judge_side.fd))
+    judge_side.reserve(N)
+    assert worker_side.fits(N)
+    write = read = 0.0
+    for rep in range(REPS + 1):  # the first round faults the area's pages in: not counted
+        start = time.perf_counter()
+        spans = worker_side.write([source])
+        middle = time.perf_counter()
+        received = from_bytes(judge_side.views(spans)[0], "float32", (N // 4,)).to(device, copy=True)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        if rep:
+            write, read = write + middle - start, read + time.perf_counter() - middle
+    assert torch.equal(received, source)
+    judge_side.close()
+    os.close(worker_side.fd)
+    return {"device": device, "write_ms": round(write / REPS * 1e3, 1), "read_ms": round(read / REPS * 1e3, 1),
+            "ms_per_256MiB": round((write + read) / REPS * 1e3, 1)}
+
+
 def gpu_copies() -> dict:
     if not torch.cuda.is_available():
         return {}
@@ -86,6 +116,7 @@ def gpu_copies() -> dict:
 def main() -> None:
     for way, seconds in (("pipe", through_pipe(None)), ("pipe 1 MiB", through_pipe(1 << 20)), ("shm", through_shm())):
         print(json.dumps({"way": way, "ms_per_256MiB": round(seconds * 1e3, 1), "GB_s": round(N / seconds / 1e9, 2)}))
+    print(json.dumps({"way": "area", **through_area()}))
     print(json.dumps({"way": "gpu copies, 256 MiB", **gpu_copies()}))
 
 

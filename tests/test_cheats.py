@@ -44,7 +44,7 @@ def test_cheats_are_wrong_answers(name):
     assert result.verdict == Verdict.WRONG_ANSWER, result.message
 
 
-@pytest.mark.parametrize("name", ["cheat_forge_reply.py", "cheat_forge_dtype.py"])
+@pytest.mark.parametrize("name", ["cheat_forge_reply.py", "cheat_forge_dtype.py", "cheat_forge_area.py"])
 def test_a_forged_worker_reply_is_never_accepted(name):
     # The judge rebuilds the tensors from the spec's dtypes and shapes, not the worker's word.
     result = judge(name)

@@ -1,8 +1,9 @@
-"""The worker process: ``python -m judge.worker REQUEST_FD RESPONSE_FD``.
+"""The worker process: ``python -m judge.worker REQUEST_FD RESPONSE_FD [AREA_FD]``.
 
 Spawned (never forked) by the judge for one solution.  It imports the
 solution, then answers requests: ``call`` runs solve() once on fresh inputs
-and sends every tensor argument back as raw bytes; ``bench`` times repeated
+and sends every tensor argument back as raw bytes (through the shared area
+of judge/worker/area.py when the judge passed one); ``bench`` times repeated
 calls (judge/timing/bench.py).  The solution's prints go to this process's
 stdout/stderr, which the judge captures to a file: they never reach the
 protocol pipes.  The verdict is not decided here; the judge checks the bytes.
@@ -23,9 +24,11 @@ _monotonic = time.monotonic
 def main(argv: list[str]) -> int:
     request_fd, response_fd = int(argv[0]), int(argv[1])
     from judge.worker import protocol, session
+    from judge.worker.area import WorkerArea
 
+    area = WorkerArea(int(argv[2])) if len(argv) > 2 else None
     header, _ = protocol.receive(request_fd)
-    worker = session.Session(header, response_fd, _perf_counter)
+    worker = session.Session(header, response_fd, _perf_counter, request_fd, area)
     if not worker.start():
         return 0
     while True:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from . import protocol
+from .area import AreaError, JudgeArea, span
 from .limits import Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid"]
@@ -54,6 +55,8 @@ class Worker:
         self.limits = limits or Limits()
         self.watchdog: MemoryWatchdog | None = None
         self.max_blob = protocol.MAX_BLOB
+        self.area: JudgeArea | None = None  # shared memory for replies' bytes (area.py)
+        self._area_owed = False  # the last reply used the area: say area_free before the next message
         self.process: subprocess.Popen | None = None
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
@@ -66,10 +69,12 @@ class Worker:
         request_r, self._request_w = os.pipe()
         self._response_r, response_w = os.pipe()
         _widen_pipe(response_w)
+        self.area = JudgeArea.create()
+        fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
         with open(self.output_path, "wb") as output:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "judge.worker", str(request_r), str(response_w)],
-                pass_fds=(request_r, response_w), stdin=subprocess.DEVNULL, stdout=output,
+                [sys.executable, "-m", "judge.worker", *map(str, fds)],
+                pass_fds=fds, stdin=subprocess.DEVNULL, stdout=output,
                 stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
                 start_new_session=True,  # its own process group: a kill reaches its children too
             )
@@ -119,6 +124,9 @@ class Worker:
                 except OSError:
                     pass
             self.process = None
+        if self.area is not None:
+            self.area.close()
+            self.area, self._area_owed = None, False
         if self.workdir is not None:
             self.workdir.cleanup()
             self.workdir = None
@@ -137,10 +145,19 @@ class Worker:
             pass
 
     # -- requests ------------------------------------------------------------------
+    def expect_reply(self, sizes: list[int]) -> None:
+        """Prepare for replies holding tensors of these byte sizes: bound each blob by
+        the largest (a forged header cannot make the judge allocate more) and grow the
+        shared area so that they all fit in it."""
+        self.max_blob = max(sizes, default=0)
+        if self.area is not None:
+            self.area.reserve(span(sizes))  # refused: the worker sends through the pipe
+
     def request(self, header: dict, timeout: float, what: str = "the call") -> tuple[dict, list]:
         """Send a request and wait at most ``timeout`` seconds for its answer.
 
-        Set ``max_blob`` (bytes) first to bound what a reply may make the judge allocate.
+        Call ``expect_reply`` first.  The blobs of a reply (views of the shared area)
+        are valid until the next ``request`` or ``receive`` on this worker.
         """
         self._send(header)
         return self._receive(timeout, what)
@@ -151,13 +168,25 @@ class Worker:
 
     def _send(self, header: dict) -> None:
         try:
+            self._free_area()
             protocol.send(self._request_w, header)
         except OSError:
             raise WorkerCrashed(self._death_message("before the request could be sent")) from None
 
+    def _free_area(self) -> None:
+        if self._area_owed:
+            self._area_owed = False
+            protocol.send(self._request_w, {"op": "area_free"})
+
     def _receive(self, timeout: float, what: str) -> tuple[dict, list]:
         try:
-            return protocol.receive(self._response_r, time.monotonic() + timeout, self.max_blob)
+            self._free_area()
+            header, blobs = protocol.receive(self._response_r, time.monotonic() + timeout, self.max_blob)
+            if "area" in header:
+                return header, self._area_blobs(header, blobs)
+            return header, blobs
+        except OSError:
+            raise WorkerCrashed(self._death_message(f"during {what}")) from None
         except protocol.Timeout:
             self._kill()
             raise WorkerTimeout(f"{what} did not finish within {timeout:g} s; the worker was killed") from None
@@ -167,6 +196,19 @@ class Worker:
                 raise WorkerCrashed(f"malformed reply from the solution's process during {what}: {exc}; "
                                     "it was stopped") from None
             raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
+
+    def _area_blobs(self, header: dict, blobs: list) -> list:
+        """The reply's blobs as views of the shared area, each checked to lie inside it."""
+        if self.area is None or blobs:
+            raise protocol.ProtocolError("a reply named the shared area where there is none, or used both")
+        try:
+            views = self.area.views(header.pop("area"))
+        except AreaError as exc:
+            raise protocol.ProtocolError(str(exc)) from None
+        if any(len(v) > self.max_blob for v in views):
+            raise protocol.ProtocolError(f"an area blob is larger than {self.max_blob} bytes")
+        self._area_owed = True
+        return views
 
     def _death_message(self, when: str, detail: str = "") -> str:
         code = None

@@ -13,6 +13,7 @@ import torch
 
 from judge import tensors as tensor_args
 from judge.worker import loader, protocol
+from judge.worker.area import WorkerArea, span
 from judge.worker.limits import Limits, apply_rlimits
 
 _Event = torch.cuda.Event
@@ -23,8 +24,9 @@ _to_bytes = tensor_args.to_bytes
 class Session:
     """Answers the judge's requests for one loaded solution."""
 
-    def __init__(self, init: dict, response_fd: int, clock):
+    def __init__(self, init: dict, response_fd: int, clock, request_fd: int = -1, area: WorkerArea | None = None):
         self.init, self.fd, self.clock = init, response_fd, clock
+        self.request_fd, self.area = request_fd, area
         self.device = init["device"]
         self.gpu = self.device.startswith("cuda")
         self.spec = None
@@ -71,6 +73,9 @@ class Session:
         try:
             if op == "call":
                 self.call(header)
+            elif op == "area_free":  # the judge is done with the last reply's bytes; no answer
+                if self.area is not None:
+                    self.area.owed = False
             elif op == "bench":
                 from judge.timing import bench  # imported lazily: only GPU runs time calls
                 bench.run(self, header)
@@ -108,14 +113,29 @@ class Session:
         self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
 
     def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
-        """Reply with the tensor arguments' raw bytes, in parameter order."""
-        metas, blobs = [], []
+        """Reply with the tensor arguments' raw bytes, in parameter order: through the
+        shared area when the judge made it large enough (judge/worker/area.py), else the pipe."""
+        metas, tensors = [], []
         for index, param in tensor_args.tensor_params(self.spec):
             if outputs_only and param.role == "in":
                 continue
             metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
-            blobs.append(_to_bytes(args[index]))
-        self.reply(dict(header, tensors=metas), blobs)
+            tensors.append(args[index])
+        header = dict(header, tensors=metas)
+        if self.area is not None and self.area.fits(span([t.numel() * t.element_size() for t in tensors])):
+            self.await_area_free()
+            self.reply(dict(header, area=self.area.write(tensors)))
+        else:
+            self.reply(header, [_to_bytes(t) for t in tensors])
+
+    def await_area_free(self) -> None:
+        """Wait until the judge is done with the area's last contents (its ``area_free``)."""
+        if not self.area.owed:
+            return
+        header, _ = protocol.receive(self.request_fd)
+        if header.get("op") != "area_free":
+            raise protocol.ProtocolError(f"expected area_free from the judge, got {header.get('op')!r}")
+        self.area.owed = False
 
     def report_failure(self, exc: BaseException) -> bool:
         verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
