@@ -11,6 +11,7 @@ import platform
 import random
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 
@@ -116,9 +117,15 @@ def _driver_version() -> str:
         return "unknown"
 
 
-def judge_solution(spec: Spec, solution: str, options: Options, events: Events | None = None) -> RunResult:
-    """Judge one solution file against one spec."""
+def judge_solution(spec: Spec, solution: str, options: Options, events: Events | None = None,
+                   early_worker: Worker | None = None) -> RunResult:
+    """Judge one solution file against one spec.
+
+    ``early_worker``: one from ``worker.client.spawn_early``, already importing
+    torch; used when it was spawned for the mode and limits this run needs.
+    """
     runner = Runner(spec, solution, options, events or Events())
+    runner.early_worker = early_worker
     try:
         return runner.run()
     finally:
@@ -131,6 +138,7 @@ class Runner:
         self.interpret, self.device = detect_mode(options)
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
         self.worker: Worker | None = None
+        self.early_worker: Worker | None = None  # spawned before torch was imported (judge_solution)
         self.reference: Reference | None = None
         self.first_call = True
         self.shrunk = False
@@ -180,7 +188,7 @@ class Runner:
 
     def start_worker(self) -> bool:
         self.events.status("starting the worker and importing the solution")
-        self.worker = self.new_worker()
+        self.worker = self.take_early_worker() or self.new_worker()
         try:
             self.worker.start(self.options.compile_timeout)
             return True
@@ -196,6 +204,19 @@ class Runner:
         self.worker = None
         return False
 
+    def take_early_worker(self) -> Worker | None:
+        """The early worker if its mode, limits and environment are this run's (else it is stopped)."""
+        early, self.early_worker = self.early_worker, None
+        if early is None:
+            return None
+        if (early.interpret, early.limits, early.extra_env) != (self.interpret, self.options.limits,
+                                                                dict(self.options.worker_env)) \
+                or early.solution != str(Path(self.solution).resolve()) or not early.alive:
+            early.stop()
+            return None
+        early.device = self.device  # sent with the init message, not fixed at spawn
+        return early
+
     def new_worker(self, solution: str | None = None) -> Worker:
         return Worker(solution or self.solution, self.spec, self.device, self.interpret,
                       self.options.worker_env, self.options.limits)
@@ -209,6 +230,9 @@ class Runner:
             self.first_call = True  # a fresh process compiles (or loads from cache) again
 
     def close(self) -> None:
+        if self.early_worker is not None:  # never taken: the run ended before it started a worker
+            self.early_worker.stop()
+            self.early_worker = None
         if self.worker is not None:
             self.worker.stop()
             self.worker = None

@@ -57,6 +57,18 @@ def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
                    compile_timeout=compile_timeout, **extra)
 
 
+def judge_with_progress(spec, solution: str, early_worker, options):
+    from ..reference import ReferenceError_
+    from ..runner import judge_solution
+
+    with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
+        try:
+            return judge_solution(spec, solution, options, events, early_worker)
+        except ReferenceError_ as exc:  # the challenge is broken, not the solution
+            raise UserError(f"{exc}\nThis is an error in the challenge spec, not in your solution; "
+                            f"'judge validate {spec.source}' checks a spec.") from None
+
+
 @main_group.command("run")
 @challenge_argument
 @click.argument("solution", metavar="SOLUTION")
@@ -74,21 +86,19 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
 
     Exit status: 0 accepted, 1 rejected, 2 usage error.
     """
-    from ..runner import judge_solution
+    from ..worker.client import spawn_early
 
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
-    options = build_options(seed, interpret, device, timeout, compile_timeout,
-                            benchmark=not no_bench, bench_budget_s=bench_budget,
-                            remeasure_peaks=remeasure_peaks)
-    from ..reference import ReferenceError_
-
-    with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
-        try:
-            result = judge_solution(spec, solution, options, events)
-        except ReferenceError_ as exc:  # the challenge is broken, not the solution
-            raise UserError(f"{exc}\nThis is an error in the challenge spec, not in your solution; "
-                            f"'judge validate {spec.source}' checks a spec.") from None
+    # Before torch is imported below: the worker's imports and the judge's overlap.
+    early = spawn_early(solution, spec, interpret, device)
+    try:
+        result = judge_with_progress(spec, solution, early, build_options(
+            seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
+            bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks))
+    finally:
+        if early is not None:
+            early.stop()
     history_warning = record_results(db_path, no_history, "run", [result.as_dict()])
     if as_json:
         click.echo(run_to_json(result.as_dict()))

@@ -16,7 +16,7 @@ from . import protocol
 from .area import AreaError, JudgeArea, span
 from .limits import Limits, MemoryWatchdog
 
-__all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid"]
+__all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spawn_early", "gpu_likely"]
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 OUTPUT_TAIL_BYTES = 4000
@@ -44,6 +44,32 @@ def _widen_pipe(fd: int) -> None:
         pass  # the default buffer works, only slower
 
 
+def gpu_likely() -> bool:
+    """Whether torch will find a GPU, guessed without importing torch (which takes
+    seconds): a GPU device node exists and CUDA_VISIBLE_DEVICES hides none of it."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return False
+    return any(os.path.exists(node) for node in ("/dev/nvidiactl", "/dev/kfd"))
+
+
+def spawn_early(solution: str, spec, interpret: bool, device: str | None) -> "Worker | None":
+    """Spawn the solution's worker before the judge imports torch, for the mode the
+    judge will most likely pick, so that the two processes' imports overlap.
+
+    The runner takes it only if the guess was right (``Runner.take_early_worker``);
+    the caller stops it in any case (``stop`` is idempotent).
+    """
+    interpret = interpret or not gpu_likely()
+    worker = Worker(solution, spec, "cpu" if interpret else device or "cuda:0", interpret)
+    try:
+        worker.spawn()
+    except OSError:
+        worker.stop()
+        return None
+    return worker
+
+
 class Worker:
     """One spawned worker process for one solution file."""
 
@@ -63,7 +89,21 @@ class Worker:
 
     # -- life cycle ------------------------------------------------------------
     def start(self, timeout: float) -> None:
-        """Spawn the worker and wait until it has imported the solution."""
+        """Spawn the worker (unless ``spawn`` did) and wait until it has imported the solution."""
+        if self.process is None:
+            self.spawn()
+        self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
+                    "device": self.device,
+                    "gpu_memory_fraction": self.limits.gpu_memory_fraction,
+                    "output_bytes": self.limits.output_bytes})
+        header, _ = self._receive(timeout, "loading the solution")
+        if not header.get("ok"):
+            self.stop()
+            raise SubmissionInvalid(header.get("message", "the solution could not be loaded"))
+
+    def spawn(self) -> None:
+        """Start the process.  It imports torch at once (seconds) and then waits for
+        ``start``'s init message, so spawning early overlaps that with the judge's own work."""
         self.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
         self.output_path = Path(self.workdir.name) / "output.txt"
         request_r, self._request_w = os.pipe()
@@ -82,14 +122,6 @@ class Worker:
         os.close(response_w)
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
         self.watchdog.start()
-        self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
-                    "device": self.device,
-                    "gpu_memory_fraction": self.limits.gpu_memory_fraction,
-                    "output_bytes": self.limits.output_bytes})
-        header, _ = self._receive(timeout, "loading the solution")
-        if not header.get("ok"):
-            self.stop()
-            raise SubmissionInvalid(header.get("message", "the solution could not be loaded"))
 
     def _environment(self) -> dict:
         env = dict(os.environ)
