@@ -10,6 +10,7 @@
 #   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
 #   bash scripts/gpu_session.sh area      transfer probe, overhead twice (fresh cache, then cached), every GPU test
 #   bash scripts/gpu_session.sh early     overhead three times (fresh cache, then cached twice), every GPU test
+#   bash scripts/gpu_session.sh shadow    guard-shadow cheat probe, every GPU test, quick timing proof (with overhead)
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -71,6 +72,12 @@ early)
   part overhead_cached 60 python3 scripts/timing_proof.py --overhead-only
   part overhead_cached2 60 python3 scripts/timing_proof.py --overhead-only
   part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+shadow)
+  export JUDGE_CACHE_DIR="$OUT/judge-cache"
+  part shadow_probe 70 python3 scripts/guard_shadow_probe.py
+  part gpu_tests 330 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  part timing_proof 150 python3 scripts/timing_proof.py --quick --out "$OUT"
   ;;
 fix)
   part lead_probe 70 python3 scripts/lead_probe.py --rounds 4 --calls 3000

@@ -106,7 +106,7 @@ def main() -> None:
     measured = bench.LaunchGuard.measure(flush, host_us[1:])
     print(json.dumps({"guard_us": measured.us, "cycles_per_us": measured.cycles_per_us,
                       "host_warmup_p50_us": sorted(host_us)[25]}), flush=True)
-    session = SimpleNamespace(solve=solve, clock=time.perf_counter)
+    session = SimpleNamespace(solve=solve, clock=time.perf_counter, spec=spec)
     for mode, smi in (("no_guard", False), ("judge", False), ("judge+smi", True), ("no_guard", False)):
         poller = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader", "-lms", "20"],
                                   stdout=subprocess.DEVNULL) if smi else None

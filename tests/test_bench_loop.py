@@ -16,7 +16,8 @@ import torch
 from judge.cases import Case
 from judge.reference import Reference
 from judge.runner import Options
-from judge.spec import load_spec
+from judge.spec import load_spec, parse_spec
+from judge.tensors import make_arguments
 from judge.timing import bench
 from judge.timing.benchmark import BenchFailure, bench_case, timing_summary
 from judge.verdict import Verdict
@@ -197,10 +198,12 @@ class OrderedFlush(FakeFlush):
 
 def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
     """solve() takes 0.5 ms of host time to launch, far longer than the (fake) flush: every timed call
-    must queue the guard, then the flush, then solve(), and bench_done says how long the guard is."""
+    must queue the guard, then the outputs' poison (work hidden on another stream during the guard is
+    overwritten), then the flush, then solve(), and bench_done says how long the guard is."""
     log = []
     monkeypatch.setattr(bench, "flush_buffer", lambda device: OrderedFlush(log))
     monkeypatch.setattr(bench, "_sleep", lambda cycles: (log.append("guard"), GPU.run(cycles * 1e-9)))
+    monkeypatch.setattr(bench, "_fill", lambda tensor, value: (log.append("poison"), tensor.fill_(value)))
 
     def slow_launch(input, output, rows, cols):
         time.sleep(0.0005)
@@ -210,9 +213,9 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
     session = RecordingSession(slow_launch)
     done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
     assert 2 * 500 <= done["launch_guard_us"] <= 2000  # twice the launch, plus margin and sleep jitter
-    timed = log[-3 * len(done["samples_ms"]):]
-    calls = [timed[i:i + 3] for i in range(0, len(timed), 3)]
-    assert all(c == ["guard", "flush", "solve"] for c in calls)
+    timed = log[-4 * len(done["samples_ms"]):]
+    calls = [timed[i:i + 4] for i in range(0, len(timed), 4)]
+    assert all(c == ["guard", "poison", "flush", "solve"] for c in calls)
     # The 20 µs kernel, not the 500 µs launch.  A sample that does hold host time (the
     # machine stalled the test for longer than the capped guard) must be counted as such.
     assert sum(s >= 0.3 for s in done["samples_ms"]) <= done["exposed_kept"]
@@ -293,3 +296,28 @@ def test_a_forged_audit_list_is_a_runtime_error_not_a_crash_of_the_judge():
     with pytest.raises(BenchFailure) as info:
         bench_case(FakeRunner(), FakeWorker(Forging(honest)), CASE, check=True)
     assert info.value.verdict == Verdict.RUNTIME_ERROR and "malformed bench_done" in info.value.message
+
+
+def test_repoison_puts_the_poison_back_in_outputs_and_the_drawn_values_in_inouts():
+    """What runs between guard and flush: anything solve() wrote before the start event is undone."""
+    text = (SPECS / "tiny_transpose.yaml").read_text().replace(
+        "  - {name: output, tensor: float32, shape: [cols, rows], role: out}",
+        "  - {name: output, tensor: float32, shape: [cols, rows], role: out}\n"
+        "  - {name: scratch, tensor: int32, shape: [rows], role: inout, init: {dist: randint, low: 0, high: 9}}")
+    spec = parse_spec(text.replace("output.copy_(input.T)", "output.copy_(input.T); scratch.add_(1)"), "inout.yaml")
+    args = make_arguments(spec, {"rows": 3, "cols": 2}, 5, "cpu")
+    drawn = args[2].clone()
+    repoison = bench.Repoison(spec, args)
+    args[1].fill_(7.0)  # hidden work that "ran" during the guard
+    args[2].add_(1)
+    repoison()
+    assert args[1].isnan().all() and torch.equal(args[2], drawn) and not args[0].isnan().any()
+
+
+def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):
+    """peaks.timer_floor_us times an empty solve() with bench.timed_call (a GPU-only path, so
+    it broke unseen on CPU once: its stand-in session had no spec for the re-poisoning)."""
+    from judge.timing import flush, peaks
+
+    monkeypatch.setattr(flush, "flush_buffer", lambda device: FakeFlush())
+    assert 0 < peaks.timer_floor_us("cpu", calls=20) < 1e3  # µs: the empty call, not the 65 µs flush

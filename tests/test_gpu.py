@@ -111,6 +111,20 @@ def test_unjoined_stream_is_not_faster_than_the_honest_twin():
         assert cheat.verdict == Verdict.WRONG_ANSWER
 
 
+def test_work_hidden_in_the_launch_guards_shadow_is_undone():
+    """A 1 ms host sleep grows the guard to ~2 ms; 20 copies on an unjoined stream then ran while
+    it slept, unseen by events and audit.  The outputs are poisoned again after the guard
+    (bench.Repoison), so that work is overwritten and the verified calls fail."""
+    spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")
+    honest = run(spec, SOLUTIONS / "transpose_honest_20x.py")
+    cheat = run(spec, SOLUTIONS / "cheat_hide_in_guard.py")
+    assert honest.verdict == Verdict.ACCEPTED, honest.message
+    if cheat.verdict == Verdict.ACCEPTED:
+        assert cheat.benchmarks[0]["median_ms"] >= 0.9 * honest.benchmarks[0]["median_ms"]
+    else:
+        assert cheat.verdict == Verdict.WRONG_ANSWER, cheat.message
+
+
 def test_wrong_result_while_timed_is_a_wrong_answer():
     spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
     result = run(spec, SOLUTIONS / "transpose_wrong_when_timed.py")

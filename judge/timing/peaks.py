@@ -94,7 +94,8 @@ def timer_floor_us(device: str, calls: int = 200) -> float:
     from .flush import flush_buffer
 
     flush, tiny = flush_buffer(device), torch.zeros(1, device=device)
-    empty_solution = SimpleNamespace(solve=lambda: tiny.add_(1.0), clock=time.perf_counter)
+    empty_solution = SimpleNamespace(solve=lambda: tiny.add_(1.0), clock=time.perf_counter,
+                                     spec=None)  # no spec: no outputs to poison again
     guard = LaunchGuard.measure(flush, [])
     settle_guard(empty_solution, [], flush, guard)
     times = []
