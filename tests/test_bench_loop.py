@@ -298,13 +298,19 @@ def test_a_forged_audit_list_is_a_runtime_error_not_a_crash_of_the_judge():
     assert info.value.verdict == Verdict.RUNTIME_ERROR and "malformed bench_done" in info.value.message
 
 
-def test_repoison_puts_the_poison_back_in_outputs_and_the_drawn_values_in_inouts():
-    """What runs between guard and flush: anything solve() wrote before the start event is undone."""
+def _inout_spec():
+    """tiny_transpose with an inout tensor that solve() increments."""
     text = (SPECS / "tiny_transpose.yaml").read_text().replace(
         "  - {name: output, tensor: float32, shape: [cols, rows], role: out}",
         "  - {name: output, tensor: float32, shape: [cols, rows], role: out}\n"
         "  - {name: scratch, tensor: int32, shape: [rows], role: inout, init: {dist: randint, low: 0, high: 9}}")
-    spec = parse_spec(text.replace("output.copy_(input.T)", "output.copy_(input.T); scratch.add_(1)"), "inout.yaml")
+    text = text.replace("def reference(input, output, rows, cols):", "def reference(input, output, scratch, rows, cols):")
+    return parse_spec(text.replace("output.copy_(input.T)", "output.copy_(input.T); scratch.add_(1)"), "inout.yaml")
+
+
+def test_repoison_puts_the_poison_back_in_outputs_and_the_drawn_values_in_inouts():
+    """What runs between guard and flush: anything solve() wrote before the start event is undone."""
+    spec = _inout_spec()
     args = make_arguments(spec, {"rows": 3, "cols": 2}, 5, "cpu")
     drawn = args[2].clone()
     repoison = bench.Repoison(spec, args)
@@ -321,3 +327,50 @@ def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):
 
     monkeypatch.setattr(flush, "flush_buffer", lambda device: FakeFlush())
     assert 0 < peaks.timer_floor_us("cpu", calls=20) < 1e3  # µs: the empty call, not the 65 µs flush
+
+
+def test_an_honest_in_place_solution_is_trusted_though_its_inout_is_copied_every_call(monkeypatch):
+    """The copy of an inout tensor that re-poisoning needs is GPU work as long as an in-place kernel.
+    Made after the call's synchronize, it fell inside the audit's host time and not in the cover it
+    subtracts, and a correct in-place solution read as a cheat at ~2.5x its time (review, 2026-11-21)."""
+    kernel_s, spec = 0.0007, _inout_spec()
+    real_clone = torch.Tensor.clone
+    monkeypatch.setattr(torch.Tensor, "clone", lambda self, *a, **k: (GPU.run(kernel_s), real_clone(self, *a, **k))[1])
+    session = RecordingSession(lambda input, output, scratch, rows, cols: (output.copy_(input.T), scratch.add_(1)))
+    session.spec = spec
+    session.solve = lambda *args: (args[1].copy_(args[0].T), args[2].add_(1), GPU.run(kernel_s))
+    runner = FakeRunner()
+    runner.reference = Reference(spec, "cpu")
+    summary = timing_summary(bench_case(runner, FakeWorker(session), CASE, check=True))
+    assert summary["timer_trusted"], summary["notes"]
+    assert summary["median_ms"] < 1.5 * kernel_s * 1e3
+
+
+@pytest.mark.xfail(strict=True, reason="open hole, docs/security.md: work into scratch memory on an unjoined "
+                                       "stream during the launch guard, copied to the outputs after the start event")
+def test_two_phase_work_hidden_in_the_guards_shadow_is_not_timed_as_free(monkeypatch):
+    """1.5 ms of work into scratch on a side stream (it starts at once, while the guard sleeps), then
+    the current stream waits for it and copies scratch to the output in 0.2 ms (covered by the events),
+    then a 1 ms host sleep that grows the guard to cover all of it.  The judge should not report 0.2 ms."""
+    side = FakeGPU()
+    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
+
+    def two_phase(input, output, rows, cols):
+        side.run(0.0015)
+        GPU.busy_until = max(GPU.stamp(), side.busy_until)  # current_stream().wait_stream(side)
+        output.copy_(input.T)
+        GPU.run(0.0002)
+        time.sleep(0.001)
+
+    session = RecordingSession(two_phase)
+    session.solve = lambda *args: two_phase(*args)  # no extra kernel: the copy above is the only one
+    summary = timing_summary(bench_case(FakeRunner(), FakeWorker(session), CASE, check=True))
+    assert summary["median_ms"] >= 1.5 or not summary["timer_trusted"]
+
+
+def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():
+    session = RecordingSession(lambda input, output, rows, cols: None if session.warm else output.copy_(input.T))
+    with pytest.raises(BenchFailure) as info:
+        bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+    assert info.value.verdict == Verdict.WRONG_ANSWER
+    assert "never written" in info.value.message and "wait_stream" in info.value.message

@@ -24,6 +24,12 @@ from .stats import Stats
 __all__ = ["run_benchmarks", "bench_case"]
 
 
+# Outputs are poisoned again between the launch guard and the flush (bench.Repoison).
+UNWRITTEN_WHEN_TIMED = (" (in timed calls the outputs are poisoned again just before the timed region: work that"
+                        " solve() puts on another stream must first wait for the current one, e.g."
+                        " side.wait_stream(torch.cuda.current_stream()))")
+
+
 class BenchFailure(Exception):
     def __init__(self, verdict: Verdict, message: str):
         super().__init__(message)
@@ -56,7 +62,8 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
             index = _verified_call(runner, case, header, blobs, case_seed, problems)
             verified.add(index)
     if problems:
-        raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0])
+        raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0]
+                           + (UNWRITTEN_WHEN_TIMED if "never written" in problems[0] else ""))
     _require_last_verified(header, verified, check)
     return header
 
