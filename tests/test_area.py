@@ -63,6 +63,8 @@ def test_the_worker_writes_what_the_judge_reads_in_place():
         sizes = [t.numel() * t.element_size() for t in tensors]
         assert not worker_side.fits(span(sizes))  # the judge has not grown it yet
         judge_side.reserve(span(sizes))
+        assert not worker_side.fits(span(sizes))  # nor said so in a request
+        worker_side.usable = judge_side.size
         assert worker_side.fits(span(sizes))
         views = judge_side.views(worker_side.write(tensors))
         assert worker_side.owed
@@ -82,6 +84,7 @@ def test_the_worker_waits_for_area_free_before_overwriting_a_reply():
                       request_r, WorkerArea(os.dup(judge_side.fd)))
     session.spec = SPEC
     judge_side.reserve(span(Reference(SPEC, "cpu").reply_sizes({"rows": 4, "cols": 4}, outputs_only=True)))
+    session.area.usable = judge_side.size
     first, second = (session.arguments({"rows": 4, "cols": 4}, seed) for seed in (1, 2))
     first[1].fill_(1.0)
     second[1].fill_(2.0)
@@ -139,3 +142,29 @@ def test_without_an_area_the_bytes_go_through_the_pipe(monkeypatch):
         assert all(isinstance(b, bytearray) for b in blobs) and problems == []
     finally:
         worker.stop()
+
+
+def test_a_reply_naming_the_area_before_the_judge_made_one_is_refused():
+    judge_side = JudgeArea.create()
+    try:
+        with pytest.raises(AreaError):
+            judge_side.views([[0, 0]])
+    finally:
+        judge_side.close()
+
+
+def test_the_worker_uses_no_more_than_the_judge_said_it_mapped():
+    """The judge's ftruncate can succeed and its mmap fail: then the file is larger than the
+    judge's view of it, and the worker must not write beyond the size the judge last sent."""
+    judge_side = JudgeArea.create()
+    worker_side = WorkerArea(os.dup(judge_side.fd))
+    try:
+        judge_side.reserve(2 * ALIGN)
+        os.ftruncate(judge_side.fd, 8 * ALIGN)  # as if a later reserve had failed after growing the file
+        worker_side.usable = judge_side.size
+        assert worker_side.fits(2 * ALIGN) and not worker_side.fits(3 * ALIGN)
+        os.close(worker_side.fd)
+        worker_side.usable = 16 * ALIGN
+        assert not worker_side.fits(ALIGN)  # a failure to map means the pipe, not an error
+    finally:
+        judge_side.close()

@@ -4,6 +4,8 @@ only when it was spawned for the run's mode, and nothing is left running."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from click.testing import CliRunner
 
@@ -60,8 +62,10 @@ def test_an_early_worker_for_another_mode_or_setting_is_stopped_not_used(mismatc
     if mismatch == "mode":
         early.interpret = False  # as if spawned on a guess of "GPU" that torch then did not confirm
     runner.early_worker = early
+    started = time.perf_counter()
     assert runner.take_early_worker() is None
     assert early.process is None and runner.early_worker is None
+    assert time.perf_counter() - started < 1.5  # killed at once: still importing, it cannot hear "exit"
 
 
 def test_an_early_worker_that_was_never_taken_is_stopped_by_close():

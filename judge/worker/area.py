@@ -9,8 +9,9 @@ memory the judge reads in place.
 The judge owns the area: an anonymous memfd (no path to clean up, no
 ``/dev/shm`` size limit), sealed so that it can grow but never shrink, since a
 worker that truncated it would make the judge's reads fault (SIGBUS).  The
-judge grows it before each request to the largest reply it expects and passes
-its descriptor to the worker at spawn.  A reply that uses it carries
+judge grows it before each request to the largest reply it expects, says in
+the request how many bytes it has mapped (``area_bytes``: the worker writes no
+further), and passes its descriptor to the worker at spawn.  A reply that uses it carries
 ``"area": [[offset, length], ...]`` in its header instead of blobs; the judge
 checks every span against its own mapping.
 
@@ -93,8 +94,8 @@ class JudgeArea:
             fd = os.memfd_create("judge-area", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         except (AttributeError, OSError):
             return None
-        try:
-            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        try:  # and no further seals: a worker could otherwise stop the judge from growing it
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
         except (AttributeError, OSError):
             os.close(fd)  # without the seal a worker could make the judge fault
             return None
@@ -105,7 +106,7 @@ class JudgeArea:
         if nbytes <= self.size:
             return True
         try:
-            os.ftruncate(self.fd, nbytes)
+            os.ftruncate(self.fd, max(nbytes, os.fstat(self.fd).st_size))  # never a shrink (a worker may grow it)
             grown = mmap.mmap(self.fd, nbytes, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         except (OSError, ValueError, OverflowError):
             return False
@@ -115,6 +116,8 @@ class JudgeArea:
 
     def views(self, spans) -> list[memoryview]:
         """Writable views of the reply's blobs; valid until the judge's next message."""
+        if self._map is None:
+            raise AreaError("a reply named the area before the judge made one")
         checked = check_spans(spans, self.size)
         if not checked:
             return []
@@ -136,14 +139,20 @@ class WorkerArea:
     def __init__(self, fd: int):
         self.fd, self.size = fd, 0
         self.owed = False  # a reply used the area and the judge has not said ``area_free`` yet
+        self.usable = 0  # bytes the judge has mapped (``area_bytes`` of its last request)
         self._map: mmap.mmap | None = None
         self._bytes = None  # a uint8 tensor over the whole mapping
 
     def fits(self, nbytes: int) -> bool:
-        """True when the judge has made the area at least ``nbytes`` long (mapping it anew if it grew)."""
-        size = os.fstat(self.fd).st_size
-        if size != self.size:
-            self._remap(size)
+        """True when ``nbytes`` fit in what the judge has mapped (mapping it anew if it grew).
+        Any failure to map means the pipe, never an error."""
+        try:
+            size = min(os.fstat(self.fd).st_size, self.usable)
+            if size != self.size:
+                self._remap(size)
+        except (OSError, ValueError):
+            self._bytes, self._map, self.size = None, None, 0
+            return False
         return 0 < nbytes <= self.size
 
     def _remap(self, size: int) -> None:
@@ -154,7 +163,8 @@ class WorkerArea:
         self._map, self.size = None, 0
         if size > 0:
             self._map = mmap.mmap(self.fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-            self._bytes, self.size = torch.frombuffer(self._map, dtype=torch.uint8), size
+            # Through a memoryview, so that the mapping cannot be closed under the tensor (BufferError).
+            self._bytes, self.size = torch.frombuffer(memoryview(self._map), dtype=torch.uint8), size
 
     def write(self, tensors: list) -> list[list[int]]:
         """Copy each tensor's raw bytes in (from the GPU directly); returns the spans to send."""

@@ -83,6 +83,7 @@ class Worker:
         self.max_blob = protocol.MAX_BLOB
         self.area: JudgeArea | None = None  # shared memory for replies' bytes (area.py)
         self._area_owed = False  # the last reply used the area: say area_free before the next message
+        self._initialized = False  # spawned but never started: still importing, it cannot hear "exit"
         self.process: subprocess.Popen | None = None
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
@@ -92,6 +93,7 @@ class Worker:
         """Spawn the worker (unless ``spawn`` did) and wait until it has imported the solution."""
         if self.process is None:
             self.spawn()
+        self._initialized = True  # from here it reads its requests: stop() may ask it to exit
         self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
                     "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
@@ -111,15 +113,23 @@ class Worker:
         _widen_pipe(response_w)
         self.area = JudgeArea.create()
         fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
-        with open(self.output_path, "wb") as output:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "judge.worker", *map(str, fds)],
-                pass_fds=fds, stdin=subprocess.DEVNULL, stdout=output,
-                stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
-                start_new_session=True,  # its own process group: a kill reaches its children too
-            )
-        os.close(request_r)
-        os.close(response_w)
+        try:
+            with open(self.output_path, "wb") as output:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "judge.worker", *map(str, fds)],
+                    pass_fds=fds, stdin=subprocess.DEVNULL, stdout=output,
+                    stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
+                    start_new_session=True,  # its own process group: a kill reaches its children too
+                )
+        finally:  # the child has its copies; on failure the judge keeps none
+            os.close(request_r)
+            os.close(response_w)
+            if self.process is None:
+                for fd in (self._request_w, self._response_r):
+                    os.close(fd)
+                if self.area is not None:
+                    self.area.close()
+                    self.area = None
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
         self.watchdog.start()
 
@@ -141,7 +151,7 @@ class Worker:
     def stop(self) -> None:
         """Ask the worker to exit, kill it if it does not, and clean up."""
         if self.process is not None:
-            if self.process.poll() is None:
+            if self.process.poll() is None and self._initialized:
                 try:
                     protocol.send(self._request_w, {"op": "exit"})
                     self.process.wait(timeout=2)
@@ -191,7 +201,7 @@ class Worker:
         Call ``expect_reply`` first.  The blobs of a reply (views of the shared area)
         are valid until the next ``request`` or ``receive`` on this worker.
         """
-        self._send(header)
+        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0))
         return self._receive(timeout, what)
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
@@ -235,7 +245,7 @@ class Worker:
             raise protocol.ProtocolError("a reply named the shared area where there is none, or used both")
         try:
             views = self.area.views(header.pop("area"))
-        except AreaError as exc:
+        except (AreaError, TypeError, ValueError) as exc:
             raise protocol.ProtocolError(str(exc)) from None
         if any(len(v) > self.max_blob for v in views):
             raise protocol.ProtocolError(f"an area blob is larger than {self.max_blob} bytes")

@@ -70,6 +70,8 @@ class Session:
     def handle(self, header: dict) -> bool:
         """Serve one request; False when the device is unusable and the worker must exit."""
         op = header.get("op")
+        if self.area is not None and type(header.get("area_bytes")) is int:
+            self.area.usable = header["area_bytes"]  # what the judge could map; beyond it, the pipe
         try:
             if op == "call":
                 self.call(header)
