@@ -12,7 +12,7 @@ import torch
 
 from .spec import Init, Scalar, Spec, Tensor
 
-__all__ = ["make_arguments", "poison_value", "poison_", "to_bytes", "from_bytes", "TORCH_DTYPES"]
+__all__ = ["make_arguments", "poison_value", "poison_", "raw_bytes", "to_bytes", "from_bytes", "TORCH_DTYPES"]
 
 TORCH_DTYPES = {
     "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -68,10 +68,14 @@ def make_arguments(spec: Spec, params: dict, seed: int, device) -> list:
     return args
 
 
+def raw_bytes(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor's bytes as a flat uint8 tensor on its own device, without a dtype round trip."""
+    return tensor.detach().contiguous().reshape(-1).view(torch.uint8)
+
+
 def to_bytes(tensor: torch.Tensor) -> memoryview:
     """The tensor's raw bytes (copied to the CPU), without a dtype round trip."""
-    flat = tensor.detach().contiguous().reshape(-1)
-    return memoryview(flat.view(torch.uint8).cpu().numpy()).cast("B")
+    return memoryview(raw_bytes(tensor).cpu().numpy()).cast("B")
 
 
 def from_bytes(data, dtype: str, shape) -> torch.Tensor:

@@ -168,9 +168,9 @@ class WorkerArea:
 
     def write(self, tensors: list) -> list[list[int]]:
         """Copy each tensor's raw bytes in (from the GPU directly); returns the spans to send."""
-        import torch
+        from judge.tensors import raw_bytes
 
-        raw = [t.detach().contiguous().reshape(-1).view(torch.uint8) for t in tensors]
+        raw = [raw_bytes(t) for t in tensors]
         spans = layout([r.numel() for r in raw])
         for (offset, length), data in zip(spans, raw):
             if length:
