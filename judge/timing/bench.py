@@ -9,7 +9,8 @@ this is it:
    that solve()'s launch is queued before the flush ends, the outputs
    poisoned again (``Repoison``: work hidden on another stream during the
    guard is overwritten), the L2 flushed by zeroing a buffer of
-   max(2 x L2, 256 MiB), then CUDA events on the current stream around solve().  A call whose launch outlasted guard and flush
+   max(2 x L2, 256 MiB), then CUDA events on the current stream around
+   solve().  A call whose launch outlasted guard and flush
    (``audit.exposed_call``) holds host time: its sample is dropped and the
    guard grows (``audit.grown_guard_us``); at the guard's 2 ms cap such
    samples are kept and counted.  A few untimed calls settle the guard first.
@@ -201,7 +202,7 @@ def time_gpu(work) -> float:
 
 
 def timed_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> Call:
-    """One timed call as do_bench does it, guarded: synchronize, guard, flush, event, solve, event."""
+    """One timed call as do_bench does it, guarded: synchronize, guard, repoison, flush, event, solve, event."""
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     repoison = Repoison(session.spec, args)  # before the synchronize: its copies of inout tensors are not timed
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
@@ -262,7 +263,7 @@ class Repoison:
         self.outs = [(args[i], poison_value(args[i].dtype)) for i, p in tensors if p.role == "out"]
         self.inouts = [(args[i], args[i].clone()) for i, p in tensors if p.role == "inout"]
 
-    def __call__(self) -> None:
+    def __call__(self) -> None:  # not tensors.poison_: the fill_ bound before the solution loaded
         for tensor, value in self.outs:
             _fill(tensor, value)
         for tensor, drawn in self.inouts:

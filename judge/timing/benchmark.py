@@ -64,7 +64,7 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     if problems:
         raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0]
                            + (UNWRITTEN_WHEN_TIMED if "never written" in problems[0] else ""))
-    _require_last_verified(header, verified, check)
+    _check_bench_done(header, verified, check)
     return header
 
 
@@ -83,7 +83,8 @@ def _verified_call(runner, case, header: dict, blobs: list, case_seed: int, prob
     return index
 
 
-def _require_last_verified(done: dict, verified: set, check: bool) -> None:
+def _check_bench_done(done: dict, verified: set, check: bool) -> None:
+    """The worker's ``bench_done`` is well formed and its last timed call was among the verified ones."""
     samples = done.get("samples_ms")
     if not isinstance(samples, list) or not samples or not all(isinstance(x, (int, float)) for x in samples):
         raise BenchFailure(Verdict.RUNTIME_ERROR, "the solution's process sent no timings")
