@@ -11,7 +11,6 @@ import platform
 import random
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import torch
 
@@ -205,13 +204,11 @@ class Runner:
         return False
 
     def take_early_worker(self) -> Worker | None:
-        """The early worker if its mode, limits and environment are this run's (else it is stopped)."""
+        """The early worker if it was spawned as this run's would be (else it is stopped)."""
         early, self.early_worker = self.early_worker, None
         if early is None:
             return None
-        if (early.interpret, early.limits, early.extra_env) != (self.interpret, self.options.limits,
-                                                                dict(self.options.worker_env)) \
-                or early.solution != str(Path(self.solution).resolve()) or not early.alive:
+        if early.spawned_for != self.new_worker().spawned_for or not early.alive:
             early.stop()
             return None
         early.device = self.device  # sent with the init message, not fixed at spawn

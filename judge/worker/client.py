@@ -133,6 +133,11 @@ class Worker:
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
         self.watchdog.start()
 
+    @property
+    def spawned_for(self) -> tuple:
+        """What the process depends on from the moment it is spawned (device and spec come with init)."""
+        return self.solution, self.interpret, self.limits, sorted(self.extra_env.items())
+
     def _environment(self) -> dict:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
