@@ -11,6 +11,9 @@
 #   bash scripts/gpu_session.sh area      transfer probe, then as early
 #   bash scripts/gpu_session.sh early     overhead three times (fresh cache, then cached twice), every GPU test
 #   bash scripts/gpu_session.sh shadow    guard-shadow cheat probe, every GPU test, quick timing proof (with overhead)
+#   bash scripts/gpu_session.sh cover     the guard kernel's probe (does it hold every SM?), every GPU test
+#   bash scripts/gpu_session.sh guard     the guard kernel's probe, guard-shadow cheats, every GPU test
+#   bash scripts/gpu_session.sh proof2    quick timing proof (fidelity, CUPTI, overhead)
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -68,6 +71,20 @@ early)
   part overhead_cached 60 python3 scripts/timing_proof.py --overhead-only
   part overhead_cached2 60 python3 scripts/timing_proof.py --overhead-only
   part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+cover)
+  part cover_probe 120 python3 scripts/cover_probe.py
+  part gpu_tests 360 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+guard)
+  export JUDGE_CACHE_DIR="$OUT/judge-cache"
+  part cover_probe 60 python3 scripts/cover_probe.py
+  part shadow_probe 120 python3 scripts/guard_shadow_probe.py
+  part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+proof2)
+  export JUDGE_CACHE_DIR="$OUT/judge-cache"
+  part timing_proof 200 python3 scripts/timing_proof.py --quick --out "$OUT"
   ;;
 shadow)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
