@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from judge.spec import parse_spec  # noqa: E402
 from judge.tensors import make_arguments  # noqa: E402
 from judge.timing import bench  # noqa: E402
+from judge.timing.cover import Cover  # noqa: E402
 from judge.timing.flush import flush_buffer  # noqa: E402
 from judge.worker.loader import load_solve  # noqa: E402
 from tiny_diag import PARAMS, SOLUTION, spec_text  # noqa: E402
@@ -95,6 +96,7 @@ def main() -> None:
     spec = parse_spec(spec_text(8192), str(ROOT / "challenges/transpose.yaml"))
     solve = load_solve(str(ROOT / SOLUTION), 4, [p.name for p in spec.parameters])
     flush = flush_buffer("cuda")
+    cover = Cover(flush)
     host_us = []
     for i in range(50):  # warm-up, as bench.warmup
         args = make_arguments(spec, PARAMS, i, "cuda")
@@ -103,8 +105,8 @@ def main() -> None:
         solve(*args)
         host_us.append((time.perf_counter() - t) * 1e6)
     torch.cuda.synchronize()
-    measured = bench.LaunchGuard.measure(flush, host_us[1:])
-    print(json.dumps({"guard_us": measured.us, "cycles_per_us": measured.cycles_per_us,
+    measured = bench.LaunchGuard.measure(cover, host_us[1:])
+    print(json.dumps({"guard_us": measured.us, "guard_holds_gpu": measured.holds_gpu,
                       "host_warmup_p50_us": sorted(host_us)[25]}), flush=True)
     session = SimpleNamespace(solve=solve, clock=time.perf_counter, spec=spec)
     for mode, smi in (("no_guard", False), ("judge", False), ("judge+smi", True), ("no_guard", False)):
@@ -112,25 +114,26 @@ def main() -> None:
                                   stdout=subprocess.DEVNULL) if smi else None
         try:
             for _ in range(opts.rounds):
-                print(json.dumps(one_round(mode, session, spec, flush, host_us[1:], opts.calls)), flush=True)
+                print(json.dumps(one_round(mode, session, spec, cover, host_us[1:], opts.calls)), flush=True)
         finally:
             if poller:
                 poller.terminate()
 
 
-def one_round(mode: str, session, spec, flush, host_us: list[float], count: int) -> dict:
+def one_round(mode: str, session, spec, cover, host_us: list[float], count: int) -> dict:
     """``no_guard``: the flush alone, as before the guard; ``judge``: bench.timed_call with the
     judge's own guard (measured, settled, grown on exposure, exposed samples dropped)."""
     calls, cpus, dropped = [], [], 0
-    guard = bench.LaunchGuard.measure(flush, host_us) if mode.startswith("judge") else None
+    flush = cover.flush
+    guard = bench.LaunchGuard.measure(cover, host_us) if mode.startswith("judge") else None
     if guard is not None:
-        bench.settle_guard(session, make_arguments(spec, PARAMS, 999, "cuda"), flush, guard)
+        bench.settle_guard(session, make_arguments(spec, PARAMS, 999, "cuda"), guard)
     for i in range(count):
         args = make_arguments(spec, PARAMS, 1000 + i, "cuda")
         if guard is None:
             calls.append(one_call(session.solve, args, flush, lambda: None))
         else:
-            call = bench.timed_call(session, args, flush, guard)
+            call = bench.timed_call(session, args, guard)
             if guard.absorb(call):
                 dropped += 1
                 continue

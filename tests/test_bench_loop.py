@@ -7,6 +7,7 @@ between the two: seeds, verified calls, the last call, forged replies.
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import time
 
@@ -30,20 +31,25 @@ CASE = Case("b", "benchmark", {"rows": 7, "cols": 5})
 
 
 class FakeGPU:
-    """A GPU on the host clock: work runs after what is queued before it and never before it is launched.
+    """A GPU stream on the host clock: work runs after what is queued before it and never before it is launched.
 
-    So, as on a real GPU, the start event fires when guard and flush end, and a
-    solve() whose launch takes longer than that is timed with its launch.
+    So, as on a real GPU, the start event fires when the guard's kernel ends,
+    and a solve() whose launch takes longer than that is timed with its
+    launch.  A stream ``held_by`` another (a side stream) starts nothing
+    while the other's guard kernel holds the SMs (``held_until``).
     """
 
     KERNEL_S = 20e-6  # every solve() queues one kernel of this length
     FLUSH_S = 65e-6
 
-    def __init__(self):
+    def __init__(self, held_by: "FakeGPU | None" = None):
         self.busy_until = 0.0
+        self.held_until = 0.0
+        self.held_by = held_by
 
     def run(self, seconds: float) -> None:
-        self.busy_until = max(time.perf_counter(), self.busy_until) + seconds
+        held = self.held_by.held_until if self.held_by else 0.0
+        self.busy_until = max(time.perf_counter(), self.busy_until, held) + seconds
 
     def stamp(self) -> float:
         self.busy_until = max(time.perf_counter(), self.busy_until)
@@ -69,12 +75,36 @@ class FakeEvent:
         return max((other.at - self.at) * 1e3, 1e-6)
 
 
-class FakeFlush:
-    def zero_(self):
-        GPU.run(FakeGPU.FLUSH_S)
+def apply_fills(fills) -> None:
+    """What the guard's kernel writes, done on CPU memory at once."""
+    for fill in fills:
+        if fill.src is None:
+            ctypes.memmove(fill.dst, (fill.pattern * (fill.nbytes // 8 + 1))[:fill.nbytes], fill.nbytes)
+        else:
+            ctypes.memmove(fill.dst, fill.src, fill.nbytes)
 
-    def numel(self):
-        return 1024
+
+class FakeCover:
+    """The guard's kernel (cover.py) on the fake GPU: it spins, flushes and holds the SMs meanwhile,
+    and puts the outputs back when it is launched (the host's writes in solve() come after)."""
+
+    flush_bytes = 4096
+    fills_sm = True
+
+    def __init__(self, flush=None, log=None):
+        self.log = log if log is not None else []
+
+    def prepare(self, fills):
+        return list(fills)
+
+    def __call__(self, spin_ns: int, fills) -> None:
+        self.log.append(("cover", spin_ns, fills))
+        apply_fills(fills)
+        GPU.run(spin_ns * 1e-9 + FakeGPU.FLUSH_S)
+        GPU.held_until = GPU.busy_until
+
+    def residency_spread_us(self) -> float:
+        return 0.0
 
 
 @pytest.fixture(autouse=True)
@@ -84,8 +114,8 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(bench, "_elapsed", FakeEvent.elapsed_time)
     monkeypatch.setattr(bench, "_event_sync", lambda event: GPU.wait(event.at))
     monkeypatch.setattr(bench, "_synchronize", GPU.wait)
-    monkeypatch.setattr(bench, "flush_buffer", lambda device: FakeFlush())
-    monkeypatch.setattr(bench, "_sleep", lambda cycles: GPU.run(cycles * 1e-9))  # "1 GHz"
+    monkeypatch.setattr(bench, "flush_buffer", lambda device: None)
+    monkeypatch.setattr(bench, "Cover", FakeCover)
     from judge.worker import session
 
     monkeypatch.setattr(session, "_Event", FakeEvent)  # the warm-up times with the session's events
@@ -185,37 +215,26 @@ def test_the_run_seed_never_reaches_the_worker():
     assert seen and seen[0] != 3
 
 
-class OrderedFlush(FakeFlush):
-    """The fake flush, noting when it is zeroed in the order of GPU work."""
-
-    def __init__(self, log):
-        self.log = log
-
-    def zero_(self):
-        self.log.append("flush")
-        super().zero_()
-
-
-def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
+def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch):
     """solve() takes 0.5 ms of host time to launch, far longer than the (fake) flush: every timed call
-    must queue the guard, then the outputs' poison (work hidden on another stream during the guard is
-    overwritten), then the flush, then solve(), and bench_done says how long the guard is."""
+    must queue the guard's kernel, spinning, with the output's poison in its table (work hidden on
+    another stream is overwritten), then solve(), and bench_done says how long the guard is."""
     log = []
-    monkeypatch.setattr(bench, "flush_buffer", lambda device: OrderedFlush(log))
-    monkeypatch.setattr(bench, "_sleep", lambda cycles: (log.append("guard"), GPU.run(cycles * 1e-9)))
-    monkeypatch.setattr(bench, "_fill", lambda tensor, value: (log.append("poison"), tensor.fill_(value)))
+    monkeypatch.setattr(bench, "Cover", lambda flush: FakeCover(log=log))
 
     def slow_launch(input, output, rows, cols):
         time.sleep(0.0005)
         output.copy_(input.T)
-        log.append("solve")
+        log.append(("solve",))
 
     session = RecordingSession(slow_launch)
     done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
     assert 2 * 500 <= done["launch_guard_us"] <= 2000  # twice the launch, plus margin and sleep jitter
-    timed = log[-4 * len(done["samples_ms"]):]
-    calls = [timed[i:i + 4] for i in range(0, len(timed), 4)]
-    assert all(c == ["guard", "poison", "flush", "solve"] for c in calls)
+    timed = log[-2 * len(done["samples_ms"]):]
+    covers, solves = timed[0::2], timed[1::2]
+    assert all(c[0] == "cover" and c[1] > 0 and [f.pattern for f in c[2]] == [bytes.fromhex("0000c07f") * 2]
+               for c in covers)  # one fill: the float32 output's NaN
+    assert solves == [("solve",)] * len(solves)
     # The 20 µs kernel, not the 500 µs launch.  A sample that does hold host time (the
     # machine stalled the test for longer than the capped guard) must be counted as such.
     assert sum(s >= 0.3 for s in done["samples_ms"]) <= done["exposed_kept"]
@@ -223,13 +242,13 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_flush(monkeypatch):
 
 
 def test_a_fast_launch_needs_no_guard(monkeypatch):
-    slept = []
-    monkeypatch.setattr(bench, "_sleep", lambda cycles: slept.append(cycles))
+    log = []
+    monkeypatch.setattr(bench, "Cover", lambda flush: FakeCover(log=log))
     monkeypatch.setattr(bench, "launch_guard_us", lambda host_us, flush_us: 0.0)
     monkeypatch.setattr(FakeGPU, "FLUSH_S", 0.005)  # covers any launch, even on a busy CI machine
     done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
-    timed_sleeps = [c for c in slept if c != 100_000]  # 100 000 cycles: calibrating the sleep
-    assert done["launch_guard_us"] == 0.0 and timed_sleeps == [] and done["exposed_dropped"] == 0
+    spins = [spin for _, spin, _ in log if spin != 200_000]  # 200 µs: the residency check
+    assert done["launch_guard_us"] == 0.0 and set(spins) == {0} and done["exposed_dropped"] == 0
 
 
 def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows():
@@ -267,13 +286,15 @@ def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
     assert any("launch guard" in note and "host time" in note for note in summary["notes"])
 
 
-def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(monkeypatch):
+@pytest.mark.parametrize("held", [True, False], ids=["guard-holds-the-GPU", "guard-cannot-hold-the-GPU"])
+def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(monkeypatch, held):
     """solve() takes 0.3 ms to launch (so the guard is long), then starts 3 ms of work on a stream
-    of its own that starts at once, while guard and flush still run on the current one, and never
-    joins it.  The events see only the 20 µs kernel; the judge must report at least the 3 ms.
+    of its own that it never joins.  The events see only the 20 µs kernel; the judge must report at
+    least the 3 ms, both where the guard's kernel holds the SMs (the side work starts after it) and
+    where it cannot (the side work starts at once, while guard and flush still run).
     (3 ms outlasts even the capped guard, so the audit flags it however the guard grows.)
     (The GPU test with real streams: test_gpu.py::test_unjoined_stream_is_not_faster_than_the_honest_twin.)"""
-    side = FakeGPU()
+    side = FakeGPU(held_by=GPU if held else None)
     monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))  # device-wide
 
     def side_stream(input, output, rows, cols):
@@ -309,23 +330,24 @@ def _inout_spec():
 
 
 def test_repoison_puts_the_poison_back_in_outputs_and_the_drawn_values_in_inouts():
-    """What runs between guard and flush: anything solve() wrote before the start event is undone."""
+    """What the guard's kernel writes after its spin: anything solve() wrote before the start event is undone."""
     spec = _inout_spec()
     args = make_arguments(spec, {"rows": 3, "cols": 2}, 5, "cpu")
     drawn = args[2].clone()
     repoison = bench.Repoison(spec, args)
     args[1].fill_(7.0)  # hidden work that "ran" during the guard
     args[2].add_(1)
-    repoison()
+    apply_fills(repoison.fills)
     assert args[1].isnan().all() and torch.equal(args[2], drawn) and not args[0].isnan().any()
 
 
 def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):
     """peaks.timer_floor_us times an empty solve() with bench.timed_call (a GPU-only path, so
     it broke unseen on CPU once: its stand-in session had no spec for the re-poisoning)."""
-    from judge.timing import flush, peaks
+    from judge.timing import cover, flush, peaks
 
-    monkeypatch.setattr(flush, "flush_buffer", lambda device: FakeFlush())
+    monkeypatch.setattr(flush, "flush_buffer", lambda device: None)
+    monkeypatch.setattr(cover, "Cover", FakeCover)
     assert 0 < peaks.timer_floor_us("cpu", calls=20) < 1e3  # µs: the empty call, not the 65 µs flush
 
 
@@ -346,14 +368,10 @@ def test_an_honest_in_place_solution_is_trusted_though_its_inout_is_copied_every
     assert summary["median_ms"] < 1.5 * kernel_s * 1e3
 
 
-@pytest.mark.xfail(strict=True, reason="open hole, docs/security.md: work into scratch memory on an unjoined "
-                                       "stream during the launch guard, copied to the outputs after the start event")
-def test_two_phase_work_hidden_in_the_guards_shadow_is_not_timed_as_free(monkeypatch):
-    """1.5 ms of work into scratch on a side stream (it starts at once, while the guard sleeps), then
-    the current stream waits for it and copies scratch to the output in 0.2 ms (covered by the events),
-    then a 1 ms host sleep that grows the guard to cover all of it.  The judge should not report 0.2 ms."""
-    side = FakeGPU()
-    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
+def two_phase_session(side: FakeGPU) -> RecordingSession:
+    """1.5 ms of work into scratch on a side stream, then the current stream waits for it and copies
+    scratch to the output in 0.2 ms (covered by the events), then a 1 ms host sleep that grows the guard
+    to its cap.  With a guard that sleeps on one SM, the side work ran during the guard: 0.2 ms."""
 
     def two_phase(input, output, rows, cols):
         side.run(0.0015)
@@ -364,8 +382,26 @@ def test_two_phase_work_hidden_in_the_guards_shadow_is_not_timed_as_free(monkeyp
 
     session = RecordingSession(two_phase)
     session.solve = lambda *args: two_phase(*args)  # no extra kernel: the copy above is the only one
-    summary = timing_summary(bench_case(FakeRunner(), FakeWorker(session), CASE, check=True))
+    return session
+
+
+def test_two_phase_work_hidden_in_the_guards_shadow_is_timed(monkeypatch):
+    """The guard's kernel holds every SM, so the side work cannot start before the start event."""
+    side = FakeGPU(held_by=GPU)
+    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
+    summary = timing_summary(bench_case(FakeRunner(), FakeWorker(two_phase_session(side)), CASE, check=True))
     assert summary["median_ms"] >= 1.5 or not summary["timer_trusted"]
+
+
+def test_a_guard_that_cannot_hold_the_gpu_is_reported(monkeypatch):
+    """Where the kernel's programs do not fill an SM (a GPU unlike those measured), work on another
+    stream can run during the guard; the report must say that its times are open to such work."""
+    side = FakeGPU()
+    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
+    monkeypatch.setattr(FakeCover, "fills_sm", False)
+    done = bench_case(FakeRunner(), FakeWorker(two_phase_session(side)), CASE, check=True)
+    assert done["guard_holds_gpu"] is False
+    assert any("could not hold every SM" in note for note in timing_summary(done)["notes"])
 
 
 def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():

@@ -125,6 +125,19 @@ def test_work_hidden_in_the_launch_guards_shadow_is_undone():
         assert cheat.verdict == Verdict.WRONG_ANSWER, cheat.message
 
 
+def test_two_phase_work_in_the_guards_shadow_is_timed():
+    """20 transposes into scratch on an unjoined stream, a 1 ms host sleep (the guard grows), then the
+    current stream waits and copies scratch to the output.  Under a guard that slept on one SM the
+    transposes ran during it and only the copy was timed; the guard's kernel now holds every SM."""
+    spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")
+    honest = run(spec, SOLUTIONS / "transpose_honest_20x.py")
+    cheat = run(spec, SOLUTIONS / "cheat_two_phase_guard.py")
+    assert honest.verdict == Verdict.ACCEPTED and cheat.verdict == Verdict.ACCEPTED, (honest.message, cheat.message)
+    assert honest.benchmarks[0]["guard_holds_gpu"] and cheat.benchmarks[0]["guard_holds_gpu"]
+    if cheat.benchmarks[0]["timer_trusted"]:
+        assert cheat.benchmarks[0]["median_ms"] >= 0.9 * honest.benchmarks[0]["median_ms"]
+
+
 def test_wrong_result_while_timed_is_a_wrong_answer():
     spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
     result = run(spec, SOLUTIONS / "transpose_wrong_when_timed.py")

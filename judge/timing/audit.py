@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 
 __all__ = ["VerifyPlan", "Audit", "parse_audits", "cross_check", "CrossCheck", "launch_bound", "launch_bound_note",
-           "launch_guard_us", "exposed_call", "exposed_note", "grown_guard_us", "LAUNCH_BOUND_MS"]
+           "launch_guard_us", "exposed_call", "exposed_note", "grown_guard_us", "unheld_guard_note", "LAUNCH_BOUND_MS"]
 
 # Below this median a kernel's time is dominated by launch overhead and
 # clock granularity: report it, but do not pretend to sub-microsecond precision.
@@ -175,6 +175,12 @@ def exposed_note(kept: int, calls: int) -> str:
     """Why some samples hold host time: solve() outlasted even the longest guard."""
     return (f"{kept} of {calls} calls took longer to launch than the {GUARD_MAX_US / 1e3:.0f} ms launch guard "
             "covers, so their times include host time (does solve() synchronize or do host work?)")
+
+
+def unheld_guard_note() -> str:
+    """Why a GPU whose SMs the guard's kernel cannot fill weakens the timings (cover.py)."""
+    return ("the launch guard's kernel could not hold every SM of this GPU at once, so work that solve() "
+            "starts on a stream of its own during the guard may go untimed (docs/security.md)")
 
 
 def grown_guard_us(guard_us: float, lead_us: float, cover_us: float) -> float:

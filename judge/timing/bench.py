@@ -5,12 +5,14 @@ this is it:
    of GPU time have passed (the first call compiles and autotunes).  The host
    time of each solve() call is noted: it sizes the launch guard.
 2. Each timed call: fresh input values and poisoned outputs (untimed),
-   a synchronize, a launch guard (a GPU sleep, ``audit.launch_guard_us``) so
-   that solve()'s launch is queued before the flush ends, the outputs
-   poisoned again (``Repoison``: work hidden on another stream during the
-   guard is overwritten), the L2 flushed by zeroing a buffer of
-   max(2 x L2, 256 MiB), then CUDA events on the current stream around
-   solve().  A call whose launch outlasted guard and flush
+   a synchronize, then the launch guard's kernel (cover.py), which holds
+   every SM for ``audit.launch_guard_us`` so that solve()'s launch is queued
+   before it ends, then poisons the outputs again (``Repoison``: whatever
+   other streams wrote to them meanwhile is overwritten) and flushes the L2
+   by zeroing a buffer of max(2 x L2, 256 MiB); then CUDA events on the
+   current stream around solve().  While the kernel runs no other kernel can
+   start, so work that solve() puts on a stream of its own starts after the
+   start event.  A call whose launch outlasted the guard
    (``audit.exposed_call``) holds host time: its sample is dropped and the
    guard grows (``audit.grown_guard_us``); at the guard's 2 ms cap such
    samples are kept and counted.  A few untimed calls settle the guard first.
@@ -27,13 +29,16 @@ bound here are the real ones even if the solution monkeypatches torch.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import torch
 
-from judge.tensors import poison_value, tensor_params
+from judge.tensors import poison_value, raw_bytes, tensor_params
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
+from judge.timing.cover import Cover
+from judge.timing.fills import Fill, pattern_of
 from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
 from judge.worker import session as session_module
@@ -43,9 +48,6 @@ _record = torch.cuda.Event.record
 _elapsed = torch.cuda.Event.elapsed_time
 _event_sync = torch.cuda.Event.synchronize
 _synchronize = session_module._synchronize
-_sleep = torch.cuda._sleep  # spins the GPU for a number of clock cycles
-_fill = torch.Tensor.fill_
-_copy = torch.Tensor.copy_
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
@@ -62,9 +64,8 @@ def run(session, header: dict) -> None:
     host_call_us = warmup(session, params, case_seed)
     warmup_s = session.clock() - warm_started
     session.reply({"ok": True, "op": "warm"})
-    flush = flush_buffer(session.device)
-    guard = LaunchGuard.measure(flush, host_call_us)
-    settle_guard(session, session.arguments(params, warmup_seed(case_seed, 0)), flush, guard)
+    guard = LaunchGuard.measure(Cover(flush_buffer(session.device)), host_call_us)
+    settle_guard(session, session.arguments(params, warmup_seed(case_seed, 0)), guard)
     plan = VerifyPlan(plan_seed(case_seed), min_calls=rule.min_calls)
     samples, audits, verified, exposed = [], [], 0, {"dropped": 0, "kept": 0}
     started = session.clock()
@@ -74,10 +75,10 @@ def run(session, header: dict) -> None:
         args = session.arguments(params, seed)
         audited = plan.wants(index)
         if audited:
-            host_ms, tail_ms, call = audited_call(session, args, flush, guard)
+            host_ms, tail_ms, call = audited_call(session, args, guard)
             audits.append([host_ms, call.event_ms, tail_ms])
         else:
-            call = timed_call(session, args, flush, guard)
+            call = timed_call(session, args, guard)
         kept = not guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
         if kept:
             exposed["kept"] += call.exposed  # the guard is at its cap: the sample stays, counted
@@ -105,7 +106,8 @@ def run(session, header: dict) -> None:
                    "verified": verified, "stop_reason": decision.reason,
                    "elapsed_s": session.clock() - started, "verifying_s": verifying_s,
                    "warmup_s": warmup_s, "launch_guard_us": guard.us, "exposed_dropped": exposed["dropped"],
-                   "exposed_kept": exposed["kept"], "flush_bytes": flush.numel() * 4})
+                   "exposed_kept": exposed["kept"], "flush_bytes": guard.cover.flush_bytes,
+                   "guard_holds_gpu": guard.holds_gpu})
 
 
 def _check_now(n: int) -> bool:
@@ -140,33 +142,35 @@ class Call(NamedTuple):
 
 
 class LaunchGuard:
-    """A GPU sleep queued before the flush, ``us`` long (0: none needed).
+    """The launch guard: the cover kernel (cover.py) spinning ``us`` before it
+    poisons the outputs again and flushes (0: no spin needed).
 
-    The flush alone gives the host its own duration (about 67 µs on an H200)
+    The flush alone gives the host its own duration (about 85 µs on an H200)
     to launch solve(); when the launch takes longer, the start event fires
     before the kernel is queued and the sample counts host launch latency.
     The guard starts from the warm-up's host times and grows on every call
     that shows such exposure (``absorb``).
     """
 
-    def __init__(self, us: float, cycles_per_us: float):
-        self.cycles_per_us = cycles_per_us
-        self.us, self.cycles = 0.0, 0
+    RESIDENCY_SPIN_US = 200.0
+    RESIDENCY_SLACK_US = 50.0  # programs that waited for a free SM start a whole spin late
+
+    def __init__(self, cover: Cover, us: float, holds_gpu: bool = True):
+        self.cover, self.holds_gpu = cover, holds_gpu
+        self.us = 0.0
         self.resize(us)
 
     @classmethod
-    def measure(cls, flush: torch.Tensor, host_call_us: list[float]) -> "LaunchGuard":
-        flush_us = 1e3 * min(time_gpu(flush.zero_) for _ in range(3))
-        probe = 100_000
-        _sleep(probe)  # the first launch loads the sleep kernel: hundreds of µs that are no clock
-        sleep_ms = sorted(time_gpu(lambda: _sleep(probe)) for _ in range(3))[1]
-        # SM clocks run 0.2-3 GHz: a calibration outside that range is a timer hiccup, not a clock
-        cycles_per_us = min(3000.0, max(200.0, probe / max(1e-3, 1e3 * sleep_ms)))
-        return cls(launch_guard_us(host_call_us, flush_us), cycles_per_us)
+    def measure(cls, cover: Cover, host_call_us: list[float]) -> "LaunchGuard":
+        """Size the guard from the warm-up's host times and the flush's GPU time; check the kernel fits the GPU."""
+        flush_only = cover.prepare([])
+        flush_us = 1e3 * min(time_gpu(lambda: cover(0, flush_only)) for _ in range(3))
+        time_gpu(lambda: cover(int(cls.RESIDENCY_SPIN_US * 1e3), flush_only))
+        holds_gpu = cover.fills_sm and cover.residency_spread_us() < cls.RESIDENCY_SLACK_US
+        return cls(cover, launch_guard_us(host_call_us, flush_us), holds_gpu)
 
     def resize(self, us: float) -> None:
         self.us = us if us > 0 else 0.0
-        self.cycles = int(self.us * self.cycles_per_us)
 
     @property
     def at_cap(self) -> bool:
@@ -179,15 +183,21 @@ class LaunchGuard:
         self.resize(grown_guard_us(self.us, call.lead_us, call.cover_us))
         return True
 
-    def __call__(self) -> None:
-        if self.cycles:
-            _sleep(self.cycles)
+    def prepare(self, repoison: "Repoison") -> tuple:
+        """The kernel's table for one call: ``repoison``'s fills, then the flush (untimed: before the synchronize).
+
+        ``repoison`` comes back with the table: the kernel copies from its clones, which must outlive the call.
+        """
+        return self.cover.prepare(repoison.fills), repoison
+
+    def __call__(self, prepared: tuple) -> None:
+        self.cover(int(self.us * 1e3), prepared[0])
 
 
-def settle_guard(session, args: list, flush: torch.Tensor, guard: LaunchGuard, calls: int = SETTLE_CALLS) -> None:
+def settle_guard(session, args: list, guard: LaunchGuard, calls: int = SETTLE_CALLS) -> None:
     """Untimed guarded calls on one set of inputs, growing the guard wherever the launch outlasted it."""
     for _ in range(calls):
-        guard.absorb(timed_call(session, args, flush, guard))
+        guard.absorb(timed_call(session, args, guard))
 
 
 def time_gpu(work) -> float:
@@ -201,38 +211,38 @@ def time_gpu(work) -> float:
     return _elapsed(begin, end)
 
 
-def timed_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> Call:
-    """One timed call as do_bench does it, guarded: synchronize, guard, repoison, flush, event, solve, event."""
+def timed_call(session, args: list, guard: LaunchGuard) -> Call:
+    """One timed call as do_bench does it, guarded: synchronize, guard (spin, repoison, flush), event, solve, event."""
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
-    repoison = Repoison(session.spec, args)  # before the synchronize: its copies of inout tensors are not timed
+    prepared = guard.prepare(Repoison(session.spec, args))  # before the synchronize: untimed
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
     start = session.clock()
-    _launch_until_solve(session, args, flush, guard, repoison, before, begin)
+    _launch_until_solve(session, args, guard, prepared, before, begin)
     lead_us = (session.clock() - start) * 1e6
     _record(end)
     _event_sync(end)
     return Call(_elapsed(begin, end), lead_us, _elapsed(before, begin) * 1e3)
 
 
-def audited_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -> tuple[float, float, Call]:
+def audited_call(session, args: list, guard: LaunchGuard) -> tuple[float, float, Call]:
     """A timed call that the host clock also measures; returns (host ms, tail ms, the call).
 
     The GPU is idle before the guard (a device-wide synchronize), so the host
-    clock from just before launching guard and flush to after a device-wide
-    synchronize covers guard + flush + solve() + latency.  The guard's and the
-    flush's event time is subtracted: that is the host ms.  The device-wide
-    synchronize waits for every stream, so work the solution hides on a stream
-    of its own shows up in the host time even when the events on the current
-    stream miss it.  Such work can run while guard and flush do, so the tail
-    (host clock from calling solve() to the synchronize) is kept too
-    (``audit.Audit``).  From the GPU's side the call is timed exactly like
-    ``timed_call``, so its sample is unbiased.
+    clock from just before launching the guard to after a device-wide
+    synchronize covers guard + solve() + latency.  The guard's event time
+    (spin, repoison, flush) is subtracted: that is the host ms.  The
+    device-wide synchronize waits for every stream, so work the solution
+    hides on a stream of its own shows up in the host time even when the
+    events on the current stream miss it.  Should such work overlap the
+    guard, the tail (host clock from calling solve() to the synchronize)
+    still counts it (``audit.Audit``).  From the GPU's side the call is timed
+    exactly like ``timed_call``, so its sample is unbiased.
     """
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
-    repoison = Repoison(session.spec, args)
+    prepared = guard.prepare(Repoison(session.spec, args))
     _synchronize()
     start = session.clock()
-    solve_called = _launch_until_solve(session, args, flush, guard, repoison, before, begin)
+    solve_called = _launch_until_solve(session, args, guard, prepared, before, begin)
     lead_us = (session.clock() - start) * 1e6
     _record(end)
     _synchronize()
@@ -243,39 +253,43 @@ def audited_call(session, args: list, flush: torch.Tensor, guard: LaunchGuard) -
 
 
 class Repoison:
-    """The outputs of one call put back after the guard: the poison for ``out``
-    tensors, the drawn values for ``inout`` ones.
+    """The outputs of one call as the guard's kernel puts them back after its
+    spin: the poison for ``out`` tensors, the drawn values for ``inout`` ones.
 
-    Work that solve() launches on a stream of its own, without waiting for the
-    current stream, can run while the guard sleeps, before the start event,
-    and so escape the events and the host-clock audit alike (the guard grows
-    with solve()'s own host time, so a solution could make that window as
-    long as 2 ms).  Queued between guard and flush, this overwrites whatever
-    such work wrote to the outputs, and a verified call then fails.  It does
-    not undo work done into scratch memory that solve() copies to the outputs
-    after the start event: that hole is open (docs/security.md).  Built before
-    the call's synchronize, so that the copies of inout tensors are not timed.
+    While the kernel spins, no other kernel can start, but a copy engine
+    could still write; and on a GPU the kernel cannot fill (``holds_gpu``
+    false), work on another stream runs beside it.  Written after the spin,
+    this overwrites whatever such work put in the outputs, and a verified
+    call then fails.  The inout tensors' drawn values are cloned here, before
+    the call's synchronize, so that the copies are not timed.
     """
 
     def __init__(self, spec, args: list):
         """``spec`` None: nothing to put back (the timer-floor probe of peaks.py)."""
         tensors = tensor_params(spec) if spec is not None else []
-        self.outs = [(args[i], poison_value(args[i].dtype)) for i, p in tensors if p.role == "out"]
-        self.inouts = [(args[i], args[i].clone()) for i, p in tensors if p.role == "inout"]
+        self.drawn = [args[i].clone() for i, p in tensors if p.role == "inout"]  # kept alive until the call ran
+        inouts = iter(self.drawn)
+        self.fills = []
+        for i, p in tensors:
+            tensor = args[i]
+            nbytes = tensor.numel() * tensor.element_size()
+            if p.role == "out":
+                self.fills.append(Fill(tensor.data_ptr(), nbytes, pattern=_poison_pattern(tensor.dtype)))
+            elif p.role == "inout":
+                self.fills.append(Fill(tensor.data_ptr(), nbytes, src=next(inouts).data_ptr()))
 
-    def __call__(self) -> None:  # not tensors.poison_: the fill_ bound before the solution loaded
-        for tensor, value in self.outs:
-            _fill(tensor, value)
-        for tensor, drawn in self.inouts:
-            _copy(tensor, drawn)
+
+@functools.lru_cache(maxsize=None)
+def _poison_pattern(dtype: torch.dtype) -> bytes:
+    """8 bytes of poison elements of ``dtype`` (built on the CPU with torch's own casts)."""
+    element = torch.tensor([poison_value(dtype)], dtype=dtype)
+    return pattern_of(bytes(raw_bytes(element).numpy()))
 
 
-def _launch_until_solve(session, args, flush, guard, repoison, before, begin) -> float:
-    """Queue guard, repoison, flush and the start event, then call solve(); returns when solve() was called."""
+def _launch_until_solve(session, args, guard, prepared, before, begin) -> float:
+    """Queue the guard and the start event, then call solve(); returns when solve() was called."""
     _record(before)
-    guard()
-    repoison()
-    flush.zero_()
+    guard(prepared)
     _record(begin)
     called = session.clock()
     session.solve(*args)

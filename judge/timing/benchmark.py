@@ -15,7 +15,7 @@ from pathlib import Path
 from ..reference import BadReply
 from ..verdict import Verdict
 from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from .audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits
+from .audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits, unheld_guard_note
 from .bench_seeds import case_seed as derive_case_seed, timed_seed
 from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
 from .speed import speed_of_light, speedup_text
@@ -24,7 +24,7 @@ from .stats import Stats
 __all__ = ["run_benchmarks", "bench_case"]
 
 
-# Outputs are poisoned again between the launch guard and the flush (bench.Repoison).
+# Outputs are poisoned again by the launch guard's kernel, before it flushes (bench.Repoison).
 UNWRITTEN_WHEN_TIMED = (" (in timed calls the outputs are poisoned again just before the timed region: work that"
                         " solve() puts on another stream must first wait for the current one, e.g."
                         " side.wait_stream(torch.cuda.current_stream()))")
@@ -132,13 +132,16 @@ def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
            "samples_ms": [round(s, 6) for s in done["samples_ms"]],
            "phases_s": {k: round(done.get(k, 0.0), 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
            "launch_guard_us": done.get("launch_guard_us"), "exposed_dropped": done.get("exposed_dropped", 0),
-           "exposed_kept": done.get("exposed_kept", 0), "audits_ms": done["audits"]}
+           "exposed_kept": done.get("exposed_kept", 0), "guard_holds_gpu": done.get("guard_holds_gpu"),
+           "audits_ms": done["audits"]}
     if not check.ok:
         out.update(median_ms=check.honest_ms, ci_low_ms=check.honest_ms, ci_high_ms=check.honest_ms,
                    event_median_ms=stats.median)
         out["notes"].append(check.reason)
     if out["exposed_kept"]:
         out["notes"].append(exposed_note(out["exposed_kept"], stats.n))
+    if out["guard_holds_gpu"] is False:
+        out["notes"].append(unheld_guard_note())
     if out["launch_bound"]:
         out["timer_floor_ms"] = timer_floor_ms
         out["notes"].append(launch_bound_note(timer_floor_ms))

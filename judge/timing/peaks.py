@@ -91,16 +91,17 @@ def timer_floor_us(device: str, calls: int = 200) -> float:
     import torch
 
     from .bench import LaunchGuard, settle_guard, timed_call
+    from .cover import Cover
     from .flush import flush_buffer
 
-    flush, tiny = flush_buffer(device), torch.zeros(1, device=device)
+    tiny = torch.zeros(1, device=device)
     empty_solution = SimpleNamespace(solve=lambda: tiny.add_(1.0), clock=time.perf_counter,
                                      spec=None)  # no spec: no outputs to poison again
-    guard = LaunchGuard.measure(flush, [])
-    settle_guard(empty_solution, [], flush, guard)
+    guard = LaunchGuard.measure(Cover(flush_buffer(device)), [])
+    settle_guard(empty_solution, [], guard)
     times = []
     while len(times) < calls:
-        call = timed_call(empty_solution, [], flush, guard)
+        call = timed_call(empty_solution, [], guard)
         if not guard.absorb(call):  # as in a benchmark: a sample that holds host time is dropped
             times.append(call.event_ms)
     times.sort()
@@ -108,7 +109,8 @@ def timer_floor_us(device: str, calls: int = 200) -> float:
 
 
 # 2: the timer floor drops samples that hold host time (before, a run could read 2-3x high)
-PEAKS_METHOD = 2
+# 3: the timer floor is measured after the guard kernel that holds every SM (cover.py)
+PEAKS_METHOD = 3
 
 # judge grade --gpus runs judges in threads: one measurement and one cache
 # writer at a time (measure_peaks flips the process-wide TF32 switch).
@@ -134,10 +136,10 @@ def _write(path: Path, data: dict) -> None:
 
 
 def baseline_key(environment: dict, spec, params: dict, budget_s: float) -> str:
-    """Device, versions, the baseline's code and signature, the sizes and the budget."""
+    """Device, versions, the timing method, the baseline's code and signature, the sizes and the budget."""
     import hashlib
 
-    what = repr((spec.baseline_code, spec.parameters, sorted(params.items()), budget_s))
+    what = repr((PEAKS_METHOD, spec.baseline_code, spec.parameters, sorted(params.items()), budget_s))
     return f"{peak_key(environment)}|{spec.name}|{hashlib.sha256(what.encode()).hexdigest()[:16]}"
 
 
