@@ -69,6 +69,11 @@ def main():
         cover(spin * 1000, prepared)
         torch.cuda.synchronize()
         print(f"residency, spin {spin} µs: programs started within {cover.residency_spread_us():.2f} µs")
+    for _ in range(2):  # the same behind 100 µs of other work: is the spread dispatch, or waking an idle GPU?
+        torch.cuda._sleep(200_000)
+        cover(200_000, prepared)
+        torch.cuda.synchronize()
+        print(f"residency behind a sleep, spin 200 µs: programs started within {cover.residency_spread_us():.2f} µs")
     print("flush by the kernel: min %.1f median %.1f µs" % tuple(1e3 * x for x in gpu_ms(lambda: cover(0, prepared))))
     print("flush.zero_():       min %.1f median %.1f µs" % tuple(1e3 * x for x in gpu_ms(flush.zero_)))
     print("spin 500 µs + flush: min %.1f median %.1f µs" % tuple(

@@ -13,7 +13,7 @@
 #   bash scripts/gpu_session.sh shadow    guard-shadow cheat probe, every GPU test, quick timing proof (with overhead)
 #   bash scripts/gpu_session.sh cover     the guard kernel's probe (does it hold every SM?), every GPU test
 #   bash scripts/gpu_session.sh guard     the guard kernel's probe, guard-shadow cheats, every GPU test
-#   bash scripts/gpu_session.sh proof2    quick timing proof (fidelity, CUPTI, overhead)
+#   bash scripts/gpu_session.sh proof2    the guard kernel's probe, guard-shadow cheats, quick timing proof
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -84,7 +84,9 @@ guard)
   ;;
 proof2)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
-  part timing_proof 200 python3 scripts/timing_proof.py --quick --out "$OUT"
+  part cover_probe 60 python3 scripts/cover_probe.py
+  part shadow_probe 120 python3 scripts/guard_shadow_probe.py
+  part timing_proof 240 python3 scripts/timing_proof.py --quick --out "$OUT"
   ;;
 shadow)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"

@@ -6,8 +6,9 @@ then the 20 copies on an unjoined stream), and the same cheat with the
 re-poisoning switched off from inside the worker (what the judge did before
 bench.Repoison); tests/solutions/cheat_two_phase_guard.py (the 20 copies into
 scratch on an unjoined stream, the sleep, then the current stream waits and
-copies the scratch to the output), and the same cheat under the old guard, a
-``torch.cuda._sleep`` on one SM, put back from inside the worker.  One JSON
+copies the scratch to the output), the same cheat under the old guard, a
+``torch.cuda._sleep`` on one SM, put back from inside the worker, and the same
+cheat on a high-priority stream.  One JSON
 line each.
 """
 
@@ -40,10 +41,13 @@ def main() -> None:
         old.write_text(NO_REPOISON + cheat)
         old_guard = Path(tmp) / "two_phase_old_guard.py"
         old_guard.write_text(OLD_GUARD + two_phase)
+        high = Path(tmp) / "two_phase_high_priority.py"  # its blocks go first wherever an SM frees up
+        high.write_text(two_phase.replace("torch.cuda.Stream()", "torch.cuda.Stream(priority=-1)"))
         for label, path in (("honest twin", SOLUTIONS / "transpose_honest_20x.py"),
                             ("cheat", SOLUTIONS / "cheat_hide_in_guard.py"), ("cheat, no repoison", old),
                             ("two-phase cheat", SOLUTIONS / "cheat_two_phase_guard.py"),
-                            ("two-phase cheat, old guard", old_guard)):
+                            ("two-phase cheat, old guard", old_guard),
+                            ("two-phase cheat, high-priority stream", high)):
             result = run(spec, path)
             bench = result.benchmarks[0] if result.benchmarks else {}
             print(json.dumps({"solution": label, "verdict": result.verdict.value, "median_ms": bench.get("median_ms"),
