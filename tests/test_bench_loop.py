@@ -341,6 +341,12 @@ def test_repoison_puts_the_poison_back_in_outputs_and_the_drawn_values_in_inouts
     assert args[1].isnan().all() and torch.equal(args[2], drawn) and not args[0].isnan().any()
 
 
+def test_repoison_leaves_out_empty_tensors():
+    """A shape like [n - 1] can be empty; an empty tensor's address is 0, which a fill refused (review)."""
+    args = [torch.ones(3, 2), torch.empty(0), 3, 2]
+    assert bench.Repoison(SPEC, args).fills == []
+
+
 def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):
     """peaks.timer_floor_us times an empty solve() with bench.timed_call (a GPU-only path, so
     it broke unseen on CPU once: its stand-in session had no spec for the re-poisoning)."""
@@ -357,7 +363,7 @@ def test_an_honest_in_place_solution_is_trusted_though_its_inout_is_copied_every
     subtracts, and a correct in-place solution read as a cheat at ~2.5x its time (review, 2026-11-21)."""
     kernel_s, spec = 0.0007, _inout_spec()
     real_clone = torch.Tensor.clone
-    monkeypatch.setattr(torch.Tensor, "clone", lambda self, *a, **k: (GPU.run(kernel_s), real_clone(self, *a, **k))[1])
+    monkeypatch.setattr(bench, "_clone", lambda self, *a, **k: (GPU.run(kernel_s), real_clone(self, *a, **k))[1])
     session = RecordingSession(lambda input, output, scratch, rows, cols: (output.copy_(input.T), scratch.add_(1)))
     session.spec = spec
     session.solve = lambda *args: (args[1].copy_(args[0].T), args[2].add_(1), GPU.run(kernel_s))

@@ -86,6 +86,13 @@ KERNEL_SCRIPT = textwrap.dedent("""
     assert torch.equal(args[2], drawn), (args[2], drawn)
     assert odd.isnan().all(), odd
     assert not flush.any() and not args[0].isnan().any()
+    table = cover.prepare([])
+    cover(0, table)
+    try:
+        cover(0, table)  # its clock slot holds the first run's start: a second run would not spin
+        raise SystemExit("a guard table ran twice")
+    except RuntimeError:
+        pass
     print("ok", cover.programs)
 """)
 

@@ -29,11 +29,11 @@ bound here are the real ones even if the solution monkeypatches torch.
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import torch
 
+from judge.spec import DTYPES
 from judge.tensors import poison_value, raw_bytes, tensor_params
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
@@ -48,6 +48,7 @@ _record = torch.cuda.Event.record
 _elapsed = torch.cuda.Event.elapsed_time
 _event_sync = torch.cuda.Event.synchronize
 _synchronize = session_module._synchronize
+_clone = torch.Tensor.clone
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
@@ -165,9 +166,9 @@ class LaunchGuard:
     @classmethod
     def measure(cls, cover: Cover, host_call_us: list[float]) -> "LaunchGuard":
         """Size the guard from the warm-up's host times and the flush's GPU time; check the kernel fits the GPU."""
-        flush_only = cover.prepare([])
-        flush_us = 1e3 * min(time_gpu(lambda: cover(0, flush_only)) for _ in range(3))
-        time_gpu(lambda: cover(int(cls.RESIDENCY_SPIN_US * 1e3), flush_only))
+        tables = [cover.prepare([]) for _ in range(4)]  # each used once, prepared outside the timing
+        flush_us = 1e3 * min(time_gpu(lambda t=t: cover(0, t)) for t in tables[:3])
+        time_gpu(lambda: cover(int(cls.RESIDENCY_SPIN_US * 1e3), tables[3]))
         holds_gpu = cover.fills_sm and cover.residency_spread_us() < cls.RESIDENCY_SLACK_US
         return cls(cover, launch_guard_us(host_call_us, flush_us), holds_gpu)
 
@@ -268,24 +269,23 @@ class Repoison:
 
     def __init__(self, spec, args: list):
         """``spec`` None: nothing to put back (the timer-floor probe of peaks.py)."""
-        tensors = tensor_params(spec) if spec is not None else []
-        self.drawn = [args[i].clone() for i, p in tensors if p.role == "inout"]  # kept alive until the call ran
+        tensors = [(args[i], p.role) for i, p in (tensor_params(spec) if spec is not None else [])]
+        tensors = [(t, role) for t, role in tensors if t.numel() and role in ("out", "inout")]  # empty: at address 0
+        self.drawn = [_clone(t) for t, role in tensors if role == "inout"]  # kept alive until the call ran
         inouts = iter(self.drawn)
-        self.fills = []
-        for i, p in tensors:
-            tensor = args[i]
-            nbytes = tensor.numel() * tensor.element_size()
-            if p.role == "out":
-                self.fills.append(Fill(tensor.data_ptr(), nbytes, pattern=_poison_pattern(tensor.dtype)))
-            elif p.role == "inout":
-                self.fills.append(Fill(tensor.data_ptr(), nbytes, src=next(inouts).data_ptr()))
+        self.fills = [Fill(t.data_ptr(), t.numel() * t.element_size(), pattern=_POISON[t.dtype]) if role == "out"
+                      else Fill(t.data_ptr(), t.numel() * t.element_size(), src=next(inouts).data_ptr())
+                      for t, role in tensors]
 
 
-@functools.lru_cache(maxsize=None)
 def _poison_pattern(dtype: torch.dtype) -> bytes:
     """8 bytes of poison elements of ``dtype`` (built on the CPU with torch's own casts)."""
     element = torch.tensor([poison_value(dtype)], dtype=dtype)
     return pattern_of(bytes(raw_bytes(element).numpy()))
+
+
+# Built when the worker imports this, before the solution can patch torch's casts.
+_POISON = {getattr(torch, name): _poison_pattern(getattr(torch, name)) for name in DTYPES}
 
 
 def _launch_until_solve(session, args, guard, prepared, before, begin) -> float:

@@ -22,14 +22,22 @@ spin, so only copies that land during the flush escape (docs/security.md).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 import triton
 import triton.language as tl
 
-from judge.timing.fills import Fill, fill_table
+from judge.timing.fills import WORD, Fill, fill_table
 
-__all__ = ["Cover", "THREADS", "programs_per_sm", "fills_sm"]
+__all__ = ["Cover", "Prepared", "THREADS", "programs_per_sm", "fills_sm"]
 
+# Bound when the worker imports this, before the solution: a solution that patches torch does not reach them.
+_empty, _zeros, _full, _tensor = torch.empty, torch.zeros, torch.full, torch.tensor
+_copy = torch.Tensor.copy_
+_properties = torch.cuda.get_device_properties
+
+CLOCK_UNSET = (1 << 63) - 1  # the table's clock slot before the first program writes its start
 THREADS = 512  # threads per program: divides every SM size (1024, 1536, 2048)
 MAX_REGISTERS = 32  # per thread: 2048 threads x 32 fill an SM's 65536 registers exactly
 WORDS = 1024  # words each program writes per step
@@ -43,34 +51,60 @@ def _now():
 
 @triton.jit(do_not_specialize=["word_rows", "byte_rows", "spin_ns"])
 def _cover_kernel(table, word_rows, byte_rows, spin_ns, starts, WORDS: tl.constexpr, SPIN: tl.constexpr):
+    """``table``: a clock slot (the largest int64), then byte rows and word rows (fills.py).
+
+    Every program spins until the earliest start it can see plus ``spin_ns``:
+    the programs start over tens of µs (their dispatch), and one that spun
+    from its own start would end early and free its SM while the others still
+    hold theirs.  Byte rows come first so that the flush, the last word row,
+    is the last thing each program writes.
+    """
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
-    if SPIN:  # the guard: hold this program's slot for spin_ns of the GPU's clock
+    if SPIN:  # the guard: hold this program's slot until spin_ns after the first program started
         begun = _now()
-        tl.store(starts + pid, begun)  # Cover.residency() reads when each program started
+        tl.store(starts + pid, begun)  # Cover.residency_spread_us() reads when each program started
+        earliest = tl.minimum(tl.atomic_min(table, begun), begun)
         now = begun
-        while now - begun < spin_ns:
+        while now - earliest < spin_ns:
             now = _now()
-    for r in range(word_rows):  # [dst, src, words, step]: word k from src + 8 k step
-        row = table + r * 4
-        dst = tl.load(row).to(tl.pointer_type(tl.int64))
-        src = tl.load(row + 1).to(tl.pointer_type(tl.int64))
-        count = tl.load(row + 2)
-        step = tl.load(row + 3)
-        for first in range(pid * WORDS, count, programs * WORDS):
-            offsets = first + tl.arange(0, WORDS)
-            inside = offsets < count
-            tl.store(dst + offsets, tl.load(src + offsets * step, mask=inside), mask=inside)
+    rows = table + 1
     for r in range(byte_rows):  # [dst, src, nbytes, period]: byte k from src + k % period
-        row = table + (word_rows + r) * 4
-        dst = tl.load(row).to(tl.pointer_type(tl.uint8))
-        src = tl.load(row + 1).to(tl.pointer_type(tl.uint8))
-        count = tl.load(row + 2)
-        period = tl.load(row + 3)
-        for first in range(pid * WORDS, count, programs * WORDS):
-            offsets = first + tl.arange(0, WORDS)
-            inside = offsets < count
-            tl.store(dst + offsets, tl.load(src + offsets % period, mask=inside), mask=inside)
+        row = rows + (word_rows + r) * 4
+        _write_row(tl.load(row).to(tl.pointer_type(tl.uint8)), tl.load(row + 1).to(tl.pointer_type(tl.uint8)),
+                   tl.load(row + 2), tl.load(row + 3), pid, programs, WORDS, True)
+    for r in range(word_rows):  # [dst, src, words, step]: word k from src + 8 k step
+        row = rows + r * 4
+        _write_row(tl.load(row).to(tl.pointer_type(tl.int64)), tl.load(row + 1).to(tl.pointer_type(tl.int64)),
+                   tl.load(row + 2), tl.load(row + 3), pid, programs, WORDS, False)
+
+
+@triton.jit
+def _write_row(dst, src, count, param, pid, programs, WORDS: tl.constexpr, PERIODIC: tl.constexpr):
+    """This program's share of one row: element k from src + k * param (words) or src + k % param (bytes).
+
+    Words multiply (a modulo on every word would double the flush's time); bytes need the modulo to
+    repeat a pattern, and are few: a tensor's last 1-7 bytes, or a whole tensor not 8-byte aligned.
+    """
+    for first in range(pid * WORDS, count, programs * WORDS):
+        offsets = first + tl.arange(0, WORDS)
+        inside = offsets < count
+        if PERIODIC:
+            values = tl.load(src + offsets % param, mask=inside)
+        else:
+            values = tl.load(src + offsets * param, mask=inside)
+        tl.store(dst + offsets, values, mask=inside)
+
+
+@dataclass
+class Prepared:
+    """One call's table on the device.  Used once: its clock slot keeps the earliest start of the
+    programs that ran on it, and a second run would spin from that old time (no spin at all)."""
+
+    table: torch.Tensor
+    word_rows: int
+    byte_rows: int
+    used: bool = False
 
 
 class Cover:
@@ -80,10 +114,10 @@ class Cover:
         """``spin`` False: no global timer read (Triton's interpreter has none), so no guard; tests only."""
         self.flush, self.spin = flush, spin
         device = flush.device
-        props = torch.cuda.get_device_properties(device) if device.type == "cuda" else None
+        props = _properties(device) if device.type == "cuda" else None
         sms = props.multi_processor_count if props else 1
         threads_per_sm = getattr(props, "max_threads_per_multi_processor", 2048) if props else THREADS
-        self.starts = torch.zeros(sms * max(1, threads_per_sm // THREADS), dtype=torch.int64, device=device)
+        self.starts = _zeros(sms * max(1, threads_per_sm // THREADS), dtype=torch.int64, device=device)
         self.flush_fill = Fill(flush.data_ptr(), flush.numel() * flush.element_size())
         self.registers = self._compile()
         regs_per_sm = getattr(props, "regs_per_multiprocessor", 65536) if props else 65536
@@ -93,7 +127,7 @@ class Cover:
 
     def _compile(self) -> int | None:
         """Launch once on an empty table (the first launch compiles); the registers each thread uses."""
-        empty = torch.zeros(1, dtype=torch.int64, device=self.flush.device)
+        empty = _full((1,), CLOCK_UNSET, dtype=torch.int64, device=self.flush.device)
         kernel = _cover_kernel[(1,)](empty, 0, 0, 0, self.starts, WORDS=WORDS, SPIN=self.spin,
                                      num_warps=THREADS // 32, maxnreg=MAX_REGISTERS)
         return getattr(kernel, "n_regs", None)
@@ -102,17 +136,20 @@ class Cover:
     def flush_bytes(self) -> int:
         return self.flush_fill.nbytes
 
-    def prepare(self, fills: list[Fill]) -> tuple[torch.Tensor, int, int]:
-        """The device table for ``fills`` followed by the flush (a host-to-device copy: do it untimed)."""
+    def prepare(self, fills: list[Fill]) -> "Prepared":
+        """The device table: the clock slot, then ``fills`` and the flush (a host-to-device copy: do it untimed)."""
         probe = fill_table(fills + [self.flush_fill], 0)
-        table = torch.empty(len(probe.values), dtype=torch.int64, device=self.flush.device)
-        laid = fill_table(fills + [self.flush_fill], table.data_ptr())
-        table.copy_(torch.tensor(laid.values, dtype=torch.int64))
-        return table, laid.word_rows, laid.byte_rows
+        table = _empty((1 + len(probe.values),), dtype=torch.int64, device=self.flush.device)
+        laid = fill_table(fills + [self.flush_fill], table.data_ptr() + WORD)
+        _copy(table, _tensor([CLOCK_UNSET] + laid.values, dtype=torch.int64))
+        return Prepared(table, laid.word_rows, laid.byte_rows)
 
-    def __call__(self, spin_ns: int, prepared: tuple[torch.Tensor, int, int]) -> None:
-        """Queue the kernel on the current stream: spin ``spin_ns``, then write the table."""
-        table, word_rows, byte_rows = prepared
+    def __call__(self, spin_ns: int, prepared: "Prepared") -> None:
+        """Queue the kernel on the current stream: spin ``spin_ns``, then write the table (once: see Prepared)."""
+        if prepared.used:
+            raise RuntimeError("a guard table is used once: its clock slot keeps the first call's start")
+        prepared.used = True
+        table, word_rows, byte_rows = prepared.table, prepared.word_rows, prepared.byte_rows
         _cover_kernel[(self.programs,)](table, word_rows, byte_rows, int(spin_ns), self.starts,
                                         WORDS=WORDS, SPIN=self.spin, num_warps=THREADS // 32,
                                         maxnreg=MAX_REGISTERS)

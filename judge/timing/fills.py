@@ -14,6 +14,9 @@ repeated.  ``fill_table`` turns fills into rows the kernel reads:
   the last ``nbytes % 8`` bytes and for addresses not 8-byte aligned (an
   8-byte access there would fault);
 - then the pattern words themselves, which the rows point into.
+
+(cover.py puts one clock slot in front of the table and runs the byte rows
+before the word rows, so that the flush is written last.)
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class Fill:
     def __post_init__(self):
         if self.src is None and len(self.pattern) != WORD:
             raise ValueError(f"a fill's pattern is {WORD} bytes, not {len(self.pattern)}")
-        if self.nbytes < 0 or self.dst <= 0:
+        if self.nbytes < 0 or (self.nbytes and self.dst <= 0):  # an empty tensor's address is 0
             raise ValueError(f"bad fill: {self.nbytes} bytes at {self.dst:#x}")
 
 
