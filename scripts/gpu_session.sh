@@ -13,6 +13,7 @@
 #   bash scripts/gpu_session.sh shadow    guard-shadow cheat probe, every GPU test, quick timing proof (with overhead)
 #   bash scripts/gpu_session.sh cover     the guard kernel's probe (does it hold every SM?), every GPU test
 #   bash scripts/gpu_session.sh guard     the guard kernel's probe, guard-shadow cheats, every GPU test
+#   bash scripts/gpu_session.sh barrier   the guard kernel's probe, guard-shadow cheats, a few GPU tests (short of time)
 #   bash scripts/gpu_session.sh proof2    the guard kernel's probe, guard-shadow cheats, quick timing proof
 set -u
 export PYTHONUNBUFFERED=1
@@ -81,6 +82,12 @@ guard)
   part cover_probe 60 python3 scripts/cover_probe.py
   part shadow_probe 120 python3 scripts/guard_shadow_probe.py
   part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
+  ;;
+barrier)
+  export JUDGE_CACHE_DIR="$OUT/judge-cache"
+  part cover_probe 30 python3 scripts/cover_probe.py
+  part shadow_probe 70 python3 scripts/guard_shadow_probe.py
+  part gpu_tests 120 python3 -m pytest -m gpu tests -q -p no:cacheprovider -k "benchmark_reports or unjoined or wrong_result_while_timed"
   ;;
 proof2)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"

@@ -33,11 +33,13 @@ from judge.timing.fills import WORD, Fill, fill_table
 __all__ = ["Cover", "Prepared", "THREADS", "programs_per_sm", "fills_sm"]
 
 # Bound when the worker imports this, before the solution: a solution that patches torch does not reach them.
-_empty, _zeros, _full, _tensor = torch.empty, torch.zeros, torch.full, torch.tensor
+_empty, _zeros, _tensor = torch.empty, torch.zeros, torch.tensor
 _copy = torch.Tensor.copy_
 _properties = torch.cuda.get_device_properties
 
 CLOCK_UNSET = (1 << 63) - 1  # the table's clock slot before the first program writes its start
+SLOTS = [CLOCK_UNSET, 0]  # the clock, the barrier's counter: in front of every table
+BARRIER_NS = 1_000_000
 THREADS = 512  # threads per program: divides every SM size (1024, 1536, 2048)
 MAX_REGISTERS = 32  # per thread: 2048 threads x 32 fill an SM's 65536 registers exactly
 WORDS = 1024  # words each program writes per step
@@ -51,13 +53,15 @@ def _now():
 
 @triton.jit(do_not_specialize=["word_rows", "byte_rows", "spin_ns"])
 def _cover_kernel(table, word_rows, byte_rows, spin_ns, starts, WORDS: tl.constexpr, SPIN: tl.constexpr):
-    """``table``: a clock slot (the largest int64), then byte rows and word rows (fills.py).
+    """``table``: a clock slot (the largest int64), a counter (0), then byte rows and word rows (fills.py).
 
-    Every program spins until the earliest start it can see plus ``spin_ns``:
-    the programs start over tens of µs (their dispatch), and one that spun
-    from its own start would end early and free its SM while the others still
-    hold theirs.  Byte rows come first so that the flush, the last word row,
-    is the last thing each program writes.
+    Every program spins until the earliest start it can see plus ``spin_ns``
+    (one that spun from its own start would end early and free its SM while
+    the others still hold theirs), writes its share of the rows, then waits
+    at a barrier until every program has written its share, so that no SM
+    frees up while the flush still runs (at most ``BARRIER_NS``: on a GPU
+    where the programs do not all fit at once, the others never come).  Byte
+    rows come first so that the flush, the last word row, is written last.
     """
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
@@ -68,7 +72,7 @@ def _cover_kernel(table, word_rows, byte_rows, spin_ns, starts, WORDS: tl.conste
         now = begun
         while now - earliest < spin_ns:
             now = _now()
-    rows = table + 1
+    rows = table + 2
     for r in range(byte_rows):  # [dst, src, nbytes, period]: byte k from src + k % period
         row = rows + (word_rows + r) * 4
         _write_row(tl.load(row).to(tl.pointer_type(tl.uint8)), tl.load(row + 1).to(tl.pointer_type(tl.uint8)),
@@ -77,6 +81,14 @@ def _cover_kernel(table, word_rows, byte_rows, spin_ns, starts, WORDS: tl.conste
         row = rows + r * 4
         _write_row(tl.load(row).to(tl.pointer_type(tl.int64)), tl.load(row + 1).to(tl.pointer_type(tl.int64)),
                    tl.load(row + 2), tl.load(row + 3), pid, programs, WORDS, False)
+    if SPIN:  # the barrier: leave together
+        tl.atomic_add(table + 1, 1)
+        written = _now()
+        now = written
+        done = tl.load(table + 1, volatile=True)
+        while (done < programs) & (now - written < BARRIER_NS):
+            now = _now()
+            done = tl.load(table + 1, volatile=True)
 
 
 @triton.jit
@@ -99,7 +111,8 @@ def _write_row(dst, src, count, param, pid, programs, WORDS: tl.constexpr, PERIO
 @dataclass
 class Prepared:
     """One call's table on the device.  Used once: its clock slot keeps the earliest start of the
-    programs that ran on it, and a second run would spin from that old time (no spin at all)."""
+    programs that ran on it, and a second run would spin from that old time (no spin at all) and
+    find its barrier already passed."""
 
     table: torch.Tensor
     word_rows: int
@@ -127,7 +140,7 @@ class Cover:
 
     def _compile(self) -> int | None:
         """Launch once on an empty table (the first launch compiles); the registers each thread uses."""
-        empty = _full((1,), CLOCK_UNSET, dtype=torch.int64, device=self.flush.device)
+        empty = _tensor(SLOTS, dtype=torch.int64, device=self.flush.device)
         kernel = _cover_kernel[(1,)](empty, 0, 0, 0, self.starts, WORDS=WORDS, SPIN=self.spin,
                                      num_warps=THREADS // 32, maxnreg=MAX_REGISTERS)
         return getattr(kernel, "n_regs", None)
@@ -137,11 +150,11 @@ class Cover:
         return self.flush_fill.nbytes
 
     def prepare(self, fills: list[Fill]) -> "Prepared":
-        """The device table: the clock slot, then ``fills`` and the flush (a host-to-device copy: do it untimed)."""
+        """The device table: the slots, then ``fills`` and the flush (a host-to-device copy: do it untimed)."""
         probe = fill_table(fills + [self.flush_fill], 0)
-        table = _empty((1 + len(probe.values),), dtype=torch.int64, device=self.flush.device)
-        laid = fill_table(fills + [self.flush_fill], table.data_ptr() + WORD)
-        _copy(table, _tensor([CLOCK_UNSET] + laid.values, dtype=torch.int64))
+        table = _empty((len(SLOTS) + len(probe.values),), dtype=torch.int64, device=self.flush.device)
+        laid = fill_table(fills + [self.flush_fill], table.data_ptr() + WORD * len(SLOTS))
+        _copy(table, _tensor(SLOTS + laid.values, dtype=torch.int64))
         return Prepared(table, laid.word_rows, laid.byte_rows)
 
     def __call__(self, spin_ns: int, prepared: "Prepared") -> None:
