@@ -39,7 +39,7 @@ _properties = torch.cuda.get_device_properties
 
 CLOCK_UNSET = (1 << 63) - 1  # the table's clock slot before the first program writes its start
 SLOTS = [CLOCK_UNSET, 0]  # the clock, the barrier's counter: in front of every table
-BARRIER_NS = 1_000_000
+BARRIER_NS = tl.constexpr(1_000_000)  # a constexpr: a jit function reads no other globals
 THREADS = 512  # threads per program: divides every SM size (1024, 1536, 2048)
 MAX_REGISTERS = 32  # per thread: 2048 threads x 32 fill an SM's 65536 registers exactly
 WORDS = 1024  # words each program writes per step
