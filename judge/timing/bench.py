@@ -146,16 +146,16 @@ class LaunchGuard:
     """The launch guard: the cover kernel (cover.py) spinning ``us`` before it
     poisons the outputs again and flushes (0: no spin needed).
 
-    The flush alone gives the host its own duration (about 85 µs on an H200)
-    to launch solve(); when the launch takes longer, the start event fires
+    The kernel's fills alone give the host their duration (about 0.26 ms on
+    an H200, mostly the flush and the barrier's wait) to launch solve(); when the launch takes longer, the start event fires
     before the kernel is queued and the sample counts host launch latency.
     The guard starts from the warm-up's host times and grows on every call
     that shows such exposure (``absorb``).
     """
 
     RESIDENCY_SPIN_US = 200.0
-    # Programs that waited for a free SM start a whole spin late; those that all fit start within
-    # ~33 µs of each other on an H200 (their dispatch), so half the spin tells the two apart.
+    # Programs that waited for a free SM start a whole spin late; those that all fit started within
+    # 0.2-33 µs of each other on an H200 (docs/timing.md), so half the spin tells the two apart.
     RESIDENCY_SLACK_US = RESIDENCY_SPIN_US / 2
 
     def __init__(self, cover: Cover, us: float, holds_gpu: bool = True):
