@@ -94,10 +94,11 @@ class FakeCover:
     def __init__(self, flush=None, log=None):
         self.log = log if log is not None else []
 
-    def prepare(self, fills):
-        return list(fills)
+    def prepare(self, fills, keep=None):
+        return list(fills), keep  # as the real table does, it holds what its copies read from
 
-    def __call__(self, spin_ns: int, fills) -> None:
+    def __call__(self, spin_ns: int, prepared) -> None:
+        fills, _ = prepared
         self.log.append(("cover", spin_ns, fills))
         apply_fills(fills)
         GPU.run(spin_ns * 1e-9 + FakeGPU.FLUSH_S)

@@ -37,7 +37,7 @@ from judge.spec import DTYPES
 from judge.tensors import poison_value, raw_bytes, tensor_params
 from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
-from judge.timing.cover import Cover
+from judge.timing.cover import Cover, Prepared
 from judge.timing.fills import Fill, pattern_of
 from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
@@ -147,8 +147,9 @@ class LaunchGuard:
     poisons the outputs again and flushes (0: no spin needed).
 
     The kernel's fills alone give the host their duration (about 0.26 ms on
-    an H200, mostly the flush and the barrier's wait) to launch solve(); when the launch takes longer, the start event fires
-    before the kernel is queued and the sample counts host launch latency.
+    an H200, mostly the flush and the barrier's wait) to launch solve(); when
+    the launch takes longer, the start event fires before the kernel is
+    queued and the sample counts host launch latency.
     The guard starts from the warm-up's host times and grows on every call
     that shows such exposure (``absorb``).
     """
@@ -186,15 +187,15 @@ class LaunchGuard:
         self.resize(grown_guard_us(self.us, call.lead_us, call.cover_us))
         return True
 
-    def prepare(self, repoison: "Repoison") -> tuple:
+    def prepare(self, repoison: "Repoison") -> Prepared:
         """The kernel's table for one call: ``repoison``'s fills, then the flush (untimed: before the synchronize).
 
-        ``repoison`` comes back with the table: the kernel copies from its clones, which must outlive the call.
+        The table holds ``repoison``: the kernel copies from its clones, which must outlive the call.
         """
-        return self.cover.prepare(repoison.fills), repoison
+        return self.cover.prepare(repoison.fills, keep=repoison)
 
-    def __call__(self, prepared: tuple) -> None:
-        self.cover(int(self.us * 1e3), prepared[0])
+    def __call__(self, prepared: Prepared) -> None:
+        self.cover(int(self.us * 1e3), prepared)
 
 
 def settle_guard(session, args: list, guard: LaunchGuard, calls: int = SETTLE_CALLS) -> None:
@@ -273,8 +274,8 @@ class Repoison:
         tensors = [(t, role) for t, role in tensors if t.numel() and role in ("out", "inout")]  # empty: at address 0
         self.drawn = [_clone(t) for t, role in tensors if role == "inout"]  # kept alive until the call ran
         inouts = iter(self.drawn)
-        self.fills = [Fill(t.data_ptr(), t.numel() * t.element_size(), pattern=_POISON[t.dtype]) if role == "out"
-                      else Fill(t.data_ptr(), t.numel() * t.element_size(), src=next(inouts).data_ptr())
+        self.fills = [Fill(t.data_ptr(), t.nbytes, pattern=_POISON[t.dtype]) if role == "out"
+                      else Fill(t.data_ptr(), t.nbytes, src=next(inouts).data_ptr())
                       for t, role in tensors]
 
 

@@ -117,6 +117,7 @@ class Prepared:
     table: torch.Tensor
     word_rows: int
     byte_rows: int
+    keep: object = None  # what the table's copy rows read from (bench.Repoison's clones): alive until the call ran
     used: bool = False
 
 
@@ -131,7 +132,7 @@ class Cover:
         sms = props.multi_processor_count if props else 1
         threads_per_sm = getattr(props, "max_threads_per_multi_processor", 2048) if props else THREADS
         self.starts = _zeros(sms * max(1, threads_per_sm // THREADS), dtype=torch.int64, device=device)
-        self.flush_fill = Fill(flush.data_ptr(), flush.numel() * flush.element_size())
+        self.flush_fill = Fill(flush.data_ptr(), flush.nbytes)
         self.registers = self._compile()
         regs_per_sm = getattr(props, "regs_per_multiprocessor", 65536) if props else 65536
         self.programs_per_sm = programs_per_sm(threads_per_sm, regs_per_sm, self.registers)
@@ -149,13 +150,16 @@ class Cover:
     def flush_bytes(self) -> int:
         return self.flush_fill.nbytes
 
-    def prepare(self, fills: list[Fill]) -> "Prepared":
-        """The device table: the slots, then ``fills`` and the flush (a host-to-device copy: do it untimed)."""
+    def prepare(self, fills: list[Fill], keep: object = None) -> "Prepared":
+        """The device table: the slots, then ``fills`` and the flush (a host-to-device copy: do it untimed).
+
+        ``keep``: what the fills copy from, held by the table until the call ran.
+        """
         probe = fill_table(fills + [self.flush_fill], 0)
         table = _empty((len(SLOTS) + len(probe.values),), dtype=torch.int64, device=self.flush.device)
         laid = fill_table(fills + [self.flush_fill], table.data_ptr() + WORD * len(SLOTS))
         _copy(table, _tensor(SLOTS + laid.values, dtype=torch.int64))
-        return Prepared(table, laid.word_rows, laid.byte_rows)
+        return Prepared(table, laid.word_rows, laid.byte_rows, keep)
 
     def __call__(self, spin_ns: int, prepared: "Prepared") -> None:
         """Queue the kernel on the current stream: spin ``spin_ns``, then write the table (once: see Prepared)."""

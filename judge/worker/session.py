@@ -124,7 +124,7 @@ class Session:
             metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
             tensors.append(args[index])
         header = dict(header, tensors=metas)
-        if self.area is not None and self.area.fits(span([t.numel() * t.element_size() for t in tensors])):
+        if self.area is not None and self.area.fits(span([t.nbytes for t in tensors])):
             self.await_area_free()
             self.reply(dict(header, area=self.area.write(tensors)))
         else:
