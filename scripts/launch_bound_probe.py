@@ -36,8 +36,8 @@ import triton
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.catalog import load_challenge  # noqa: E402
-from judge.tensors import make_arguments  # noqa: E402
+from judge.challenge.catalog import load_challenge  # noqa: E402
+from judge.challenge.tensors import make_arguments  # noqa: E402
 from judge.timing.flush import flush_buffer  # noqa: E402
 
 CALLS = 400

@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from judge.spec import parse_spec  # noqa: E402
-from judge.tensors import make_arguments  # noqa: E402
-from judge.timing import bench  # noqa: E402
+from judge.challenge.spec import parse_spec  # noqa: E402
+from judge.challenge.tensors import make_arguments  # noqa: E402
+from judge.timing import timed_loop as bench  # noqa: E402
 from judge.timing.cover import Cover  # noqa: E402
 from judge.timing.flush import flush_buffer  # noqa: E402
 from judge.worker.loader import load_solve  # noqa: E402

@@ -22,7 +22,7 @@ echo "rank exit $? (1 expected: one solution is wrong), ${SECONDS} s"
 python3 - "$OUT/rank.json" <<'PY' | tee "$OUT/rank.txt"
 import json, sys
 from judge.report.console import make_console
-from judge.report.ranking import render_rank
+from judge.report.ranking_tables import render_rank
 render_rank(make_console(plain=True), json.load(open(sys.argv[1])))
 PY
 

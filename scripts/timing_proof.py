@@ -27,13 +27,13 @@ import triton
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.cases import Case  # noqa: E402
-from judge.catalog import find_spec_path  # noqa: E402
-from judge.reference import Reference  # noqa: E402
-from judge.runner import Events, Options, Runner, environment  # noqa: E402
-from judge.spec import parse_spec  # noqa: E402
-from judge.tensors import make_arguments  # noqa: E402
-from judge.timing.benchmark import bench_case, timing_summary  # noqa: E402
+from judge.challenge.cases import Case  # noqa: E402
+from judge.challenge.catalog import find_spec_path  # noqa: E402
+from judge.judging.reference import Reference  # noqa: E402
+from judge.judging.runner import Events, Options, Runner, environment  # noqa: E402
+from judge.challenge.spec import parse_spec  # noqa: E402
+from judge.challenge.tensors import make_arguments  # noqa: E402
+from judge.timing.benchmark_stage import bench_case, timing_summary  # noqa: E402
 from judge.timing.flush import flush_buffer  # noqa: E402
 from judge.timing.peaks import timer_floor_us  # noqa: E402
 

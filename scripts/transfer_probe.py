@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from judge.tensors import from_bytes  # noqa: E402
+from judge.challenge.tensors import from_bytes  # noqa: E402
 from judge.worker import protocol  # noqa: E402
 from judge.worker.area import JudgeArea, WorkerArea  # noqa: E402
 

@@ -12,8 +12,8 @@ import time
 import pytest
 import torch
 
-from judge.reference import Reference
-from judge.spec import load_spec
+from judge.judging.reference import Reference
+from judge.challenge.spec import load_spec
 from judge.worker import area as area_module
 from judge.worker import protocol
 from judge.worker.area import ALIGN, AreaError, JudgeArea, WorkerArea, check_spans, layout, span

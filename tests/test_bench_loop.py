@@ -1,7 +1,7 @@
 """The benchmark loop and its checks without a GPU: the worker side
-(judge/timing/bench.py) runs in-process with CUDA events and synchronize
+(judge/timing/timed_loop.py) runs in-process with CUDA events and synchronize
 replaced by host-clock fakes, and its messages feed the judge side
-(judge/timing/benchmark.py) through a fake worker.  This covers the protocol
+(judge/timing/benchmark_stage.py) through a fake worker.  This covers the protocol
 between the two: seeds, verified calls, the last call, forged replies.
 """
 
@@ -14,14 +14,14 @@ import time
 import pytest
 import torch
 
-from judge.cases import Case
-from judge.reference import Reference
-from judge.runner import Options
-from judge.spec import load_spec, parse_spec
-from judge.tensors import make_arguments
-from judge.timing import bench
-from judge.timing.benchmark import BenchFailure, bench_case, timing_summary
-from judge.verdict import Verdict
+from judge.challenge.cases import Case
+from judge.judging.reference import Reference
+from judge.judging.runner import Options
+from judge.challenge.spec import load_spec, parse_spec
+from judge.challenge.tensors import make_arguments
+from judge.timing import timed_loop as bench
+from judge.timing.benchmark_stage import BenchFailure, bench_case, timing_summary
+from judge.judging.verdict import Verdict
 from judge.worker.session import Session
 
 from conftest import SOLUTIONS, SPECS

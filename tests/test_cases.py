@@ -1,5 +1,5 @@
-from judge.cases import call_seed, edge_values, generate_cases, limits_for, shrink
-from judge.spec import load_spec
+from judge.challenge.cases import call_seed, edge_values, generate_cases, limits_for, shrink
+from judge.challenge.spec import load_spec
 
 from conftest import CHALLENGES
 

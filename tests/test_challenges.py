@@ -17,16 +17,16 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from judge.cases import call_seed, generate_cases
-from judge.catalog import list_challenges, load_challenge
-from judge.checks import compare_output
+from judge.challenge.cases import call_seed, generate_cases
+from judge.challenge.catalog import list_challenges, load_challenge
+from judge.judging.checks import compare_output
 from judge.cli import main
-from judge.reference import Reference
-from judge.runner import Options, judge_solution
-from judge.spec import SpecError, load_spec, load_specs, parse_spec, parse_specs
-from judge.tensors import make_arguments
-from judge.validate import validate_spec
-from judge.verdict import Verdict
+from judge.judging.reference import Reference
+from judge.judging.runner import Options, judge_solution
+from judge.challenge.spec import SpecError, load_spec, load_specs, parse_spec, parse_specs
+from judge.challenge.tensors import make_arguments
+from judge.challenge.validate import validate_spec
+from judge.judging.verdict import Verdict
 
 from conftest import EXAMPLES
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.catalog import load_challenge
-from judge.runner import Options, judge_solution
-from judge.spec import load_spec
-from judge.verdict import Verdict
+from judge.challenge.catalog import load_challenge
+from judge.judging.runner import Options, judge_solution
+from judge.challenge.spec import load_spec
+from judge.judging.verdict import Verdict
 from judge.worker.limits import Limits
 
 from conftest import SOLUTIONS, SPECS

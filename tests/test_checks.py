@@ -3,10 +3,10 @@ import math
 import pytest
 import torch
 
-from judge.checks import compare_input, compare_output
-from judge.reference import Reference
-from judge.spec import Tolerance, load_spec
-from judge.tensors import make_arguments
+from judge.judging.checks import compare_input, compare_output
+from judge.judging.reference import Reference
+from judge.challenge.spec import Tolerance, load_spec
+from judge.challenge.tensors import make_arguments
 
 from conftest import CHALLENGES, SOLUTIONS
 
@@ -90,7 +90,7 @@ def test_matmul_tolerance_rejects_tf32_products_and_zeros(M, N, K):
 
 
 def test_a_reply_is_decoded_with_the_specs_dtypes_and_shapes():
-    from judge.reference import BadReply
+    from judge.judging.reference import BadReply
 
     spec = load_spec(CHALLENGES / "transpose.yaml")
     ref = Reference(spec, "cpu")
@@ -108,7 +108,7 @@ def test_a_reply_is_decoded_with_the_specs_dtypes_and_shapes():
 
 
 def test_summation_scale_uses_absolute_scalars():
-    from judge.spec import parse_spec
+    from judge.challenge.spec import parse_spec
     import yaml
 
     data = yaml.safe_load((CHALLENGES / "matmul.yaml").read_text())

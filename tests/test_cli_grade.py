@@ -22,8 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 from judge.cli import main
-from judge.grading import Entry, combine_seed, problem_record
-
+from judge.grading.records import combine_seed, problem_record
+from judge.grading.submissions import Entry
 from conftest import ROOT, SOLUTIONS, SPECS
 
 pytestmark = pytest.mark.slow

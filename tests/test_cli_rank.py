@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from judge import history
+from judge.comparing import history
 from judge.cli import main
 from judge.report.console import make_console
-from judge.report.ranking import render_rank
+from judge.report.ranking_tables import render_rank
 
 from conftest import SOLUTIONS, SPECS
 from test_history import run_dict

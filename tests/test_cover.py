@@ -65,10 +65,10 @@ def test_programs_per_sm_and_whether_they_leave_room_for_another_block(threads, 
 
 KERNEL_SCRIPT = textwrap.dedent("""
     import torch
-    from judge.timing.bench import Repoison, _poison_pattern
+    from judge.timing.timed_loop import Repoison, _poison_pattern
     from judge.timing.cover import Cover
-    from judge.spec import parse_spec
-    from judge.tensors import make_arguments
+    from judge.challenge.spec import parse_spec
+    from judge.challenge.tensors import make_arguments
 
     spec = parse_spec(open(SPEC).read(), "inout.yaml")
     args = make_arguments(spec, {"rows": 3, "cols": 5}, 5, "cpu")

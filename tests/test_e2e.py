@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from judge.catalog import load_challenge
-from judge.runner import Options, judge_solution
-from judge.spec import load_spec
-from judge.verdict import Verdict
+from judge.challenge.catalog import load_challenge
+from judge.judging.runner import Options, judge_solution
+from judge.challenge.spec import load_spec
+from judge.judging.verdict import Verdict
 
 from conftest import EXAMPLES, SOLUTIONS, SPECS
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from judge.cli import main
-from judge.runner import Events, Options, Runner
-from judge.spec import load_spec
+from judge.judging.runner import Events, Options, Runner
+from judge.challenge.spec import load_spec
 from judge.worker import client
 
 from conftest import SOLUTIONS, SPECS

@@ -1,6 +1,6 @@
 import pytest
 
-from judge.expr import ExprError, evaluate, names_in
+from judge.challenge.expr import ExprError, evaluate, names_in
 
 
 @pytest.mark.parametrize("text, env, expected", [

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge.catalog import load_challenge
-from judge.reference import Reference
-from judge.runner import Options, judge_solution
-from judge.spec import parse_spec
-from judge.tensors import make_arguments
-from judge.verdict import Verdict
+from judge.challenge.catalog import load_challenge
+from judge.judging.reference import Reference
+from judge.judging.runner import Options, judge_solution
+from judge.challenge.spec import parse_spec
+from judge.challenge.tensors import make_arguments
+from judge.judging.verdict import Verdict
 
 from conftest import CHALLENGES, EXAMPLES, SOLUTIONS
 

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.grading import (Cancelled, ChallengeResolver, Entry, GradeSettings, ManifestError, PassRule, carried_over,
-                           combine_seed, discover, entries_for, grade_document, grade_entries, judge_entry, load_previous,
-                           parse_gpus, parse_manifest, parse_min_pass, problem_record, public_record, redact,
-                           resume_key)
-from judge.catalog import SearchPath
+from judge.grading.pool import Cancelled, grade_entries, judge_entry, parse_gpus
+from judge.grading.records import GradeSettings, PassRule, carried_over, combine_seed, grade_document, load_previous, parse_min_pass, problem_record, public_record, redact, resume_key
+from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
+from judge.challenge.catalog import SearchPath
 from judge.report.junit import grade_to_junit
 from judge.report.markdown import cell, grade_to_markdown
 
@@ -74,7 +73,7 @@ def test_resolver_order_aliases_then_search_path_then_paths(tmp_path):
 
 
 def test_variant_specs_resolve_and_key_by_file_and_variant(tmp_path):
-    from judge.catalog import builtin_dir
+    from judge.challenge.catalog import builtin_dir
 
     base = builtin_dir() / "transpose.yaml"
     if "variants:" not in base.read_text():
@@ -331,7 +330,7 @@ def test_an_interrupt_cancels_the_running_calls():
 
 
 def test_judge_entry_stops_at_once_when_cancelled(tmp_path):
-    from judge.spec import load_spec
+    from judge.challenge.spec import load_spec
 
     entry = Entry("a", "tiny_transpose", str(write(tmp_path / "a.py")), str(SPECS / "tiny_transpose.yaml"))
     cancel = threading.Event()

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from judge import plots
+from judge.report import plots
 
 
 def _case(name: str, ms: float, nbytes: float, copy_gbps: float = 4000.0) -> dict:

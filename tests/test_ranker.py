@@ -15,14 +15,16 @@ import re
 
 import pytest
 
-from judge import ranker, sweep as sweep_module
-from judge.ranking import RoundPlan
+from judge.comparing import rank_runner as ranker
+
+from judge.comparing import sweep as sweep_module
+from judge.comparing.ranking_math import RoundPlan
 from judge.report.console import make_console
-from judge.report.ranking import document_to_json, render_rank, render_sweep
-from judge.runner import Options
-from judge.spec import load_spec
-from judge.timing import benchmark
-from judge.verdict import Verdict
+from judge.report.ranking_tables import document_to_json, render_rank, render_sweep
+from judge.judging.runner import Options
+from judge.challenge.spec import load_spec
+from judge.timing import benchmark_stage as benchmark
+from judge.judging.verdict import Verdict
 
 from conftest import EXAMPLES, SOLUTIONS, SPECS
 

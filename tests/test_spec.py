@@ -1,8 +1,8 @@
 import pytest
 import yaml
 
-from judge.catalog import find_spec_path, list_challenges, UnknownChallenge
-from judge.spec import SpecError, load_spec, parse_spec
+from judge.challenge.catalog import find_spec_path, list_challenges, UnknownChallenge
+from judge.challenge.spec import SpecError, load_spec, parse_spec
 
 from conftest import CHALLENGES
 

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.spec import Spec, SpecError, parse_spec
+from judge.challenge.spec import Spec, SpecError, parse_spec
 
 from conftest import CHALLENGES
 

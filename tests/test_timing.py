@@ -7,10 +7,10 @@ import io
 import pytest
 
 from judge.report.console import make_console
-from judge.runner import RunResult
+from judge.judging.runner import RunResult
 from judge.timing.audit import Audit, VerifyPlan, cross_check, launch_bound, parse_audits
-from judge.timing.benchmark import timing_summary
-from judge.timing.report import format_interval, render_benchmarks
+from judge.timing.benchmark_stage import timing_summary
+from judge.report.benchmark_table import format_interval, render_benchmarks
 from judge.timing.speed import speed_of_light, speedup_text
 
 PEAKS = {"copy_gbps": 4000.0, "fp32_tflops": 50.0, "tf32_tflops": 400.0, "cached": True}
@@ -135,7 +135,7 @@ def test_benchmark_table_text():
 
 
 def test_torch_baseline_cache_round_trip(tmp_path, monkeypatch):
-    from judge.catalog import load_challenge
+    from judge.challenge.catalog import load_challenge
     from judge.timing.peaks import baseline_key, cached_baseline, store_baseline
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))

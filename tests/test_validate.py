@@ -9,13 +9,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from judge.catalog import ChallengeConflict, SearchPath, list_entries, load_challenge
+from judge.challenge.catalog import ChallengeConflict, SearchPath, list_entries, load_challenge
 from judge.cli import main
-from judge.runner import Options, judge_solution
-from judge.scaffold import scaffold_files
-from judge.spec import load_spec, parse_spec
-from judge.validate import validate_spec
-from judge.verdict import Verdict
+from judge.judging.runner import Options, judge_solution
+from judge.challenge.scaffold import scaffold_files
+from judge.challenge.spec import load_spec, parse_spec
+from judge.challenge.validate import validate_spec
+from judge.judging.verdict import Verdict
 
 from conftest import CHALLENGES, ROOT
 

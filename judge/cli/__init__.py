@@ -5,13 +5,13 @@ Each command group lives in its own module and registers itself here.
 
 from __future__ import annotations
 
-from .base import JudgeGroup, main_group
-from . import challenges as _challenges  # noqa: F401 - registers list/show/init
-from . import run as _run  # noqa: F401 - registers run
-from . import authoring as _authoring  # noqa: F401 - registers new and validate
-from . import grade as _grade  # noqa: F401 - registers grade
-from . import rank as _rank  # noqa: F401 - registers rank and sweep
-from . import history as _history  # noqa: F401 - registers leaderboard and history
+from judge.cli.base import JudgeGroup, main_group
+from judge.cli import challenges as _challenges  # noqa: F401 - registers list/show/init
+from judge.cli import run as _run  # noqa: F401 - registers run
+from judge.cli import authoring as _authoring  # noqa: F401 - registers new and validate
+from judge.cli import grade as _grade  # noqa: F401 - registers grade
+from judge.cli import rank as _rank  # noqa: F401 - registers rank and sweep
+from judge.cli import history as _history  # noqa: F401 - registers leaderboard and history
 
 main = main_group
 

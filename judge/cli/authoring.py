@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .base import UserError, current_search_path, json_option, main_group
+from judge.cli.base import UserError, current_search_path, json_option, main_group
 
 
 @main_group.command("new")
@@ -22,8 +22,8 @@ def new_command(name: str, folder: str) -> None:
     a comment on every field; the solution passes it. Existing files are never
     overwritten. Exit status: 0 written, 2 usage error.
     """
-    from ..catalog import list_entries
-    from ..scaffold import scaffold_files, valid_name
+    from judge.challenge.catalog import list_entries
+    from judge.challenge.scaffold import scaffold_files, valid_name
 
     if not valid_name(name):
         raise UserError(f"challenge names use letters, digits, '_' and '-' only, got {name!r}")
@@ -49,9 +49,9 @@ def new_command(name: str, folder: str) -> None:
 
 def _reports_for(spec: str):
     """Validation reports of one argument: a spec file (all its variants) or a challenge name."""
-    from ..catalog import ChallengeConflict, UnknownChallenge, is_spec_path, load_challenge
-    from ..spec import SpecError
-    from ..validate import validate_file, validate_spec
+    from judge.challenge.catalog import ChallengeConflict, UnknownChallenge, is_spec_path, load_challenge
+    from judge.challenge.spec import SpecError
+    from judge.challenge.validate import validate_file, validate_spec
 
     try:
         if is_spec_path(spec) and "#" not in spec:
@@ -90,7 +90,7 @@ def validate_command(specs: tuple, all_specs: bool, as_json: bool) -> None:
     Exit status: 0 all checks passed, 1 a check failed, 2 a spec cannot be read.
     """
     if all_specs:
-        from ..catalog import list_entries
+        from judge.challenge.catalog import list_entries
 
         entries = list_entries(current_search_path())
         specs = specs + tuple(dict.fromkeys(str(e.path) for e in entries))

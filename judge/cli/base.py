@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .. import __version__
+from judge import __version__
 
 MAX_SOLUTION_BYTES = 2_000_000
 
@@ -110,7 +110,7 @@ def bench_options(func):
 
 def current_search_path():
     """The challenge search path of this invocation: --challenges-dir, $JUDGE_CHALLENGES_PATH, built-ins."""
-    from ..catalog import CatalogError, SearchPath
+    from judge.challenge.catalog import CatalogError, SearchPath
 
     ctx = click.get_current_context(silent=True)
     obj = (ctx.find_root().obj if ctx is not None else None) or {}
@@ -121,8 +121,8 @@ def current_search_path():
 
 
 def load_spec_or_exit(name_or_path: str):
-    from ..catalog import ChallengeConflict, UnknownChallenge, load_challenge
-    from ..spec import SpecError
+    from judge.challenge.catalog import ChallengeConflict, UnknownChallenge, load_challenge
+    from judge.challenge.spec import SpecError
 
     try:
         return load_challenge(name_or_path, current_search_path())

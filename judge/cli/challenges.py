@@ -9,9 +9,9 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
-from ..report.console import make_console, table_box
-from ..spec import Scalar, Tensor
-from .base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group
+from judge.report.console import make_console, table_box
+from judge.challenge.spec import Scalar, Tensor
+from judge.cli.base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group
 
 
 def _ranges(spec) -> str:
@@ -21,7 +21,7 @@ def _ranges(spec) -> str:
 @main_group.command("list")
 def list_command() -> None:
     """List the challenges: built-in ones and those of --challenges-dir / $JUDGE_CHALLENGES_PATH."""
-    from ..catalog import list_entries
+    from judge.challenge.catalog import list_entries
 
     console = make_console()
     table = Table(box=table_box(console))
@@ -57,8 +57,8 @@ def _example(spec) -> str:
     """The reference run on the spec's example sizes, with small integer inputs."""
     import torch
 
-    from ..reference import Reference
-    from ..tensors import make_arguments
+    from judge.judging.reference import Reference
+    from judge.challenge.tensors import make_arguments
 
     args = make_arguments(spec, spec.example, seed=0, device="cpu")
     for value, p in zip(args, spec.parameters):
@@ -102,7 +102,7 @@ def show_command(challenge: str) -> None:
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 def init_command(challenge: str, path: str, force: bool) -> None:
     """Write a Triton starter solution for CHALLENGE to PATH."""
-    from ..starter import starter_source
+    from judge.challenge.starter import starter_source
 
     spec = load_spec_or_exit(challenge)
     target = Path(path)

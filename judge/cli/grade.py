@@ -1,7 +1,7 @@
 """``judge grade``: many submissions in one go, with JUnit, JSON and Markdown for CI.
 
 The command is thin: it turns its arguments into entries and settings
-(judge/grading.py), grades them over one or several devices, and writes the
+(judge/grading/submissions.py), grades them over one or several devices, and writes the
 outputs after every submission (``GradeOutputs``, the one place that writes
 files).  docs/grading.md documents the behaviour.
 """
@@ -22,14 +22,14 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from ..grading import (SECRET_SEED_ENV, ChallengeResolver, Entry, GradeSettings, ManifestError, PassRule,
-                       carried_over, discover, entries_for, grade_document, grade_entries, judge_entry,
-                       load_previous, parse_gpus, parse_manifest, parse_min_pass, resume_key)
-from ..report.console import make_console, table_box
-from ..report.json_export import run_to_json
-from ..report.junit import grade_to_junit
-from ..report.markdown import grade_to_markdown
-from .base import UserError, bench_options, check_solution_file, current_search_path, judging_options, main_group
+from judge.grading.pool import grade_entries, judge_entry, parse_gpus
+from judge.grading.records import SECRET_SEED_ENV, GradeSettings, PassRule, carried_over, grade_document, load_previous, parse_min_pass, resume_key
+from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
+from judge.report.console import make_console, table_box
+from judge.report.json_export import run_to_json
+from judge.report.junit import grade_to_junit
+from judge.report.markdown import grade_to_markdown
+from judge.cli.base import UserError, bench_options, check_solution_file, current_search_path, judging_options, main_group
 
 EXIT_INTERRUPTED = 130
 
@@ -83,7 +83,7 @@ def plan_entries(challenge, files, manifest, directory) -> list[Entry]:
     """The entries to grade, from exactly one of: CHALLENGE FILE..., --manifest, --dir."""
     if sum(bool(x) for x in (challenge, manifest, directory)) != 1:
         raise UserError("say what to grade with exactly one of: CHALLENGE FILE...,  --manifest FILE,  --dir FOLDER")
-    from ..catalog import ChallengeConflict
+    from judge.challenge.catalog import ChallengeConflict
 
     search = current_search_path()  # judge --challenges-dir DIR, $JUDGE_CHALLENGES_PATH, built-ins
     try:
@@ -99,7 +99,7 @@ def plan_entries(challenge, files, manifest, directory) -> list[Entry]:
 
 def load_specs(entries: list[Entry]) -> dict:
     """spec path -> Spec; a broken spec is the organiser's mistake, so exit 2."""
-    from ..spec import SpecError, load_spec
+    from judge.challenge.spec import SpecError, load_spec
 
     specs = {}
     for entry in entries:
@@ -154,7 +154,7 @@ def public_seed(seed: int | None, previous: dict | None) -> int:
 
 
 def resolve_mode(interpret: bool) -> bool:
-    from ..runner import Options, detect_mode
+    from judge.judging.runner import Options, detect_mode
 
     return detect_mode(Options(interpret=interpret))[0]
 

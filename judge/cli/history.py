@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..report.console import make_console
-from .base import UserError, challenge_argument, current_search_path, json_option, load_spec_or_exit, main_group
+from judge.report.console import make_console
+from judge.cli.base import UserError, challenge_argument, current_search_path, json_option, load_spec_or_exit, main_group
 
 __all__ = ["db_option", "history_options", "record_results"]
 
@@ -33,7 +33,7 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
     """
     if no_history:
         return None
-    from ..history import HistoryError, connect, default_db_path, record_result
+    from judge.comparing.history import HistoryError, connect, default_db_path, record_result
 
     path = default_db_path(db_path)
     batch = uuid.uuid4().hex if command == "rank" else None
@@ -52,7 +52,7 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
 
 def _open_existing(db_path: str | None):
     """The database if it exists (None otherwise: reading never creates one)."""
-    from ..history import HistoryError, connect, default_db_path
+    from judge.comparing.history import HistoryError, connect, default_db_path
 
     path = default_db_path(db_path)
     if not path.exists():
@@ -65,7 +65,7 @@ def _open_existing(db_path: str | None):
 
 def _require_known_or_recorded(name: str, recorded: bool) -> None:
     """An unknown name with nothing recorded is a typo: the catalogue's error (exit 2), not an empty table."""
-    from ..catalog import list_entries
+    from judge.challenge.catalog import list_entries
 
     if not recorded and name not in {entry.name for entry in list_entries(current_search_path())}:
         load_spec_or_exit(name)
@@ -90,9 +90,9 @@ def leaderboard_command(challenge, device_filter, as_json, db_path) -> None:
     Scores are geometric means over the benchmark cases of median times, from
     the local history of 'judge run' and 'judge rank'.
     """
-    from ..history import accepted_runs, benchmarks_of, untimed_accepted
-    from ..leaderboard import build_leaderboard
-    from ..report.ranking import document_to_json, render_leaderboard
+    from judge.comparing.history import accepted_runs, benchmarks_of, untimed_accepted
+    from judge.comparing.leaderboard import build_leaderboard
+    from judge.report.ranking_tables import document_to_json, render_leaderboard
 
     name = _challenge_name(challenge)
     path, conn = _open_existing(db_path)
@@ -119,8 +119,8 @@ def leaderboard_command(challenge, device_filter, as_json, db_path) -> None:
 @db_option
 def history_command(challenge, limit, as_json, db_path) -> None:
     """The most recent recorded runs (of CHALLENGE when given), newest first."""
-    from ..history import recent_runs
-    from ..report.ranking import document_to_json, render_history
+    from judge.comparing.history import recent_runs
+    from judge.report.ranking_tables import document_to_json, render_history
 
     path, conn = _open_existing(db_path)
     rows, name = [], _challenge_name(challenge) if challenge else None

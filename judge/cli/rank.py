@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from ..report.console import make_console, plain_wanted
-from .base import UserError, challenge_argument, check_solution_file, judging_options, json_option, \
+from judge.report.console import make_console, plain_wanted
+from judge.cli.base import UserError, challenge_argument, check_solution_file, judging_options, json_option, \
     load_spec_or_exit, main_group
-from .history import history_options, record_results
-from .run import ProgressEvents, build_options
+from judge.cli.history import history_options, record_results
+from judge.cli.run import ProgressEvents, build_options
 
 
 class RankProgress(ProgressEvents):
@@ -59,8 +59,8 @@ def _check_plot(plot_path: str | None, options) -> None:
     """Fail before judging when a plot was asked for and cannot be drawn."""
     if plot_path is None:
         return
-    from ..plots import PlotUnavailable, require_matplotlib
-    from ..runner import detect_mode
+    from judge.report.plots import PlotUnavailable, require_matplotlib
+    from judge.judging.runner import detect_mode
 
     try:
         require_matplotlib()
@@ -75,7 +75,7 @@ def _write_plot(chart, doc: dict, plot_path: str | None) -> str | None:
     """Draw ``doc`` into ``plot_path``; a warning for stderr when it could not be done."""
     if plot_path is None:
         return None
-    from ..plots import PlotUnavailable
+    from judge.report.plots import PlotUnavailable
 
     try:
         chart(doc, plot_path)
@@ -106,10 +106,10 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
     ranking is by correctness only.  Exit status: 0 all accepted, 1 any
     rejected, 2 usage error.
     """
-    from ..plots import rank_chart
-    from ..ranker import rank_solutions
-    from ..ranking import RoundPlan
-    from ..report.ranking import document_to_json, render_rank
+    from judge.report.plots import rank_chart
+    from judge.comparing.rank_runner import rank_solutions
+    from judge.comparing.ranking_math import RoundPlan
+    from judge.report.ranking_tables import document_to_json, render_rank
 
     spec = load_spec_or_exit(challenge)
     paths = _paths(solutions)
@@ -152,9 +152,9 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
     Every timed call is verified; the full functional tests are not run
     (judge rank runs them).  Exit status: 0 all timed, 1 any failed, 2 usage error.
     """
-    from ..plots import sweep_chart
-    from ..report.ranking import document_to_json, render_sweep
-    from ..sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
+    from judge.report.plots import sweep_chart
+    from judge.report.ranking_tables import document_to_json, render_sweep
+    from judge.comparing.sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
 
     spec = load_spec_or_exit(challenge)
     paths = _paths(solutions)

@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from ..report.console import make_console, plain_wanted, render_run
-from ..report.json_export import run_to_json
-from ..verdict import exit_code_for
-from .base import UserError, check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
-from .history import history_options, record_results
+from judge.report.console import make_console, plain_wanted, render_run
+from judge.report.json_export import run_to_json
+from judge.judging.verdict import exit_code_for
+from judge.cli.base import UserError, check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
+from judge.cli.history import history_options, record_results
 
 
 class ProgressEvents:
@@ -51,15 +51,15 @@ class ProgressEvents:
 
 
 def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
-    from ..runner import Options
+    from judge.judging.runner import Options
 
     return Options(seed=seed, interpret=interpret, device=device, timeout=timeout,
                    compile_timeout=compile_timeout, **extra)
 
 
 def judge_with_progress(spec, solution: str, early_worker, options):
-    from ..reference import ReferenceError_
-    from ..runner import judge_solution
+    from judge.judging.reference import ReferenceError_
+    from judge.judging.runner import judge_solution
 
     with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
         try:
@@ -86,7 +86,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
 
     Exit status: 0 accepted, 1 rejected, 2 usage error.
     """
-    from ..worker.client import spawn_early
+    from judge.worker.client import spawn_early
 
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
@@ -103,7 +103,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     if as_json:
         click.echo(run_to_json(result.as_dict()))
     else:
-        from ..timing.report import render_benchmarks
+        from judge.report.benchmark_table import render_benchmarks
 
         render_run(make_console(), result, render_benchmarks)
     if history_warning:

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..verdict import Verdict
+from judge.judging.verdict import Verdict
 
 MARKS = {Verdict.ACCEPTED: ("✓", "green"), Verdict.SKIPPED: ("-", "dim")}
 FAIL_MARK = ("✗", "red")

@@ -88,7 +88,7 @@ def _counts(records: list[dict]) -> dict:
 
 
 def grade_to_junit(doc: dict) -> str:
-    """The JUnit XML (a string) of a grade document (judge/grading.py)."""
+    """The JUnit XML (a string) of a grade document (judge/grading/records.py)."""
     by_submission: dict[str, list[dict]] = {}
     for record in doc["results"]:
         by_submission.setdefault(record["submission"], []).append(record)

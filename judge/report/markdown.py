@@ -36,7 +36,7 @@ def _tests(record: dict) -> str:
 
 def _benchmarks(record: dict) -> str:
     """``square-2048 0.1402 ms (97% copy)`` per timed case of an accepted GPU run."""
-    from ..timing.report import format_time
+    from judge.report.benchmark_table import format_time
 
     parts = []
     for bench in record.get("benchmarks", []):
@@ -63,7 +63,7 @@ def _row(record: dict, gpu: bool) -> str:
 
 
 def grade_to_markdown(doc: dict) -> str:
-    """The summary (a string ending in a newline) of a grade document (judge/grading.py)."""
+    """The summary (a string ending in a newline) of a grade document (judge/grading/records.py)."""
     summary, gpu = doc["summary"], doc["mode"] == "gpu"
     state = "" if doc.get("complete") else f" ({summary['pending']} not graded yet)"
     mark = "✅" if summary["accepted"] == summary["total"] else "❌"

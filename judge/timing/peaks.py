@@ -49,7 +49,7 @@ def peak_key(environment: dict) -> str:
 
 
 def _median_ms(fn, reps: int, warmup: int = 3) -> float:
-    from .bench import time_gpu
+    from judge.timing.timed_loop import time_gpu
 
     for _ in range(warmup):
         fn()
@@ -90,9 +90,9 @@ def timer_floor_us(device: str, calls: int = 200) -> float:
     """The event time of a one-element kernel timed by bench.timed_call itself, guard included (median, µs)."""
     import torch
 
-    from .bench import LaunchGuard, settle_guard, timed_call
-    from .cover import Cover
-    from .flush import flush_buffer
+    from judge.timing.timed_loop import LaunchGuard, settle_guard, timed_call
+    from judge.timing.cover import Cover
+    from judge.timing.flush import flush_buffer
 
     tiny = torch.zeros(1, device=device)
     empty_solution = SimpleNamespace(solve=lambda: tiny.add_(1.0), clock=time.perf_counter,

@@ -4,7 +4,7 @@ Spawned (never forked) by the judge for one solution.  It imports the
 solution, then answers requests: ``call`` runs solve() once on fresh inputs
 and sends every tensor argument back as raw bytes (through the shared area
 of judge/worker/area.py when the judge passed one); ``bench`` times repeated
-calls (judge/timing/bench.py).  The solution's prints go to this process's
+calls (judge/timing/timed_loop.py).  The solution's prints go to this process's
 stdout/stderr, which the judge captures to a file: they never reach the
 protocol pipes.  The verdict is not decided here; the judge checks the bytes.
 """
@@ -23,8 +23,7 @@ _monotonic = time.monotonic
 
 def main(argv: list[str]) -> int:
     request_fd, response_fd = int(argv[0]), int(argv[1])
-    from judge.worker import protocol, session
-    from judge.timing import bench  # noqa: F401 - binds torch's timing functions before the solution loads
+    from judge.worker import protocol, session  # binds torch's timing functions (session, timed_loop) before the solution loads
     from judge.worker.area import WorkerArea
 
     area = WorkerArea(int(argv[2])) if len(argv) > 2 else None

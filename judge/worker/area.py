@@ -168,7 +168,7 @@ class WorkerArea:
 
     def write(self, tensors: list) -> list[list[int]]:
         """Copy each tensor's raw bytes in (from the GPU directly); returns the spans to send."""
-        from judge.tensors import raw_bytes
+        from judge.challenge.tensors import raw_bytes
 
         raw = [raw_bytes(t) for t in tensors]
         spans = layout([r.numel() for r in raw])

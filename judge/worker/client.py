@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import protocol
-from .area import AreaError, JudgeArea, span
-from .limits import Limits, MemoryWatchdog
+from judge.worker import protocol
+from judge.worker.area import AreaError, JudgeArea, span
+from judge.worker.limits import Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spawn_early", "gpu_likely"]
 

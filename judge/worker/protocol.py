@@ -96,6 +96,6 @@ def spec_message(spec) -> dict:
 
 
 def spec_from_message(message: dict):
-    from judge.spec import parse_spec
+    from judge.challenge.spec import parse_spec
 
     return parse_spec(message["text"], message["source"], variant=message.get("variant"))

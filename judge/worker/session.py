@@ -11,10 +11,11 @@ import sys
 
 import torch
 
-from judge import tensors as tensor_args
+from judge.challenge import tensors as tensor_args
 from judge.worker import loader, protocol
 from judge.worker.area import WorkerArea, span
 from judge.worker.limits import Limits, apply_rlimits
+from judge.timing import timed_loop
 
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
@@ -79,8 +80,7 @@ class Session:
                 if self.area is not None:
                     self.area.owed = False
             elif op == "bench":
-                from judge.timing import bench  # imported by __main__ before the solution
-                bench.run(self, header)
+                timed_loop.run(self, header)
             else:
                 self.reply({"ok": False, "verdict": "internal", "message": f"unknown op {op!r}"})
             return True

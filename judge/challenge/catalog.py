@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .spec import Spec, SpecError, load_spec, load_specs
+from judge.challenge.spec import Spec, SpecError, load_spec, load_specs
 
 __all__ = ["builtin_dir", "find_spec_path", "load_challenge", "list_challenges", "list_entries",
            "UnknownChallenge", "ChallengeConflict", "CatalogError", "SearchPath", "Entry", "ENV_VAR",

@@ -13,8 +13,8 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from .console import table_box
-from .json_export import SCHEMA_VERSION, _clean
+from judge.report.console import table_box
+from judge.report.json_export import SCHEMA_VERSION, _clean
 
 __all__ = ["render_rank", "render_sweep", "render_leaderboard", "render_history", "document_to_json",
            "short_names", "format_rate"]
@@ -32,13 +32,13 @@ def short_names(paths: list[str]) -> dict[str, str]:
 
 
 def _time(ms: float | None) -> str:
-    from ..timing.report import format_time
+    from judge.report.benchmark_table import format_time
 
     return format_time(ms)
 
 
 def _interval(median, low, high) -> str:
-    from ..timing.report import format_interval
+    from judge.report.benchmark_table import format_interval
 
     if median is None:
         return "-"

@@ -12,9 +12,9 @@ import math
 
 import torch
 
-from .checks import Mismatch, compare_input, compare_output
-from .spec import Spec, Tensor
-from .tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
+from judge.judging.checks import Mismatch, compare_input, compare_output
+from judge.challenge.spec import Spec, Tensor
+from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
 __all__ = ["Reference", "ReferenceError_"]
 

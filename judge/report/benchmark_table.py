@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.table import Table
 
-from ..report.console import table_box
+from judge.report.console import table_box
 
 __all__ = ["render_benchmarks", "format_time", "format_interval"]
 

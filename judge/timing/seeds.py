@@ -7,7 +7,7 @@ competition's secret seed never does.
 
 from __future__ import annotations
 
-from ..cases import call_seed
+from judge.challenge.cases import call_seed
 
 __all__ = ["case_seed", "timed_seed", "warmup_seed", "plan_seed"]
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import __version__
-from .cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
-from .reference import BadReply, Reference, ReferenceError_
-from .spec import Spec
-from .verdict import CaseResult, Verdict, overall_verdict
-from .worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from .worker.limits import Limits
+from judge import __version__
+from judge.challenge.cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
+from judge.judging.reference import BadReply, Reference, ReferenceError_
+from judge.challenge.spec import Spec
+from judge.judging.verdict import CaseResult, Verdict, overall_verdict
+from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
+from judge.worker.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode"]
 
@@ -342,7 +342,7 @@ class Runner:
             return
         if not self.options.benchmark:
             return
-        from .timing.benchmark import run_benchmarks  # GPU only
+        from judge.timing.benchmark_stage import run_benchmarks  # GPU only
 
         started = time.perf_counter()
         run_benchmarks(self, benchmark_cases(self.spec))

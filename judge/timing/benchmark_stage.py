@@ -12,14 +12,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..reference import BadReply
-from ..verdict import Verdict
-from ..worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from .audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits, unheld_guard_note
-from .bench_seeds import case_seed as derive_case_seed, timed_seed
-from .peaks import baseline_key, cached_baseline, get_peaks, store_baseline
-from .speed import speed_of_light, speedup_text
-from .stats import Stats
+from judge.judging.reference import BadReply
+from judge.judging.verdict import Verdict
+from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
+from judge.timing.audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits, unheld_guard_note
+from judge.timing.seeds import case_seed as derive_case_seed, timed_seed
+from judge.timing.peaks import baseline_key, cached_baseline, get_peaks, store_baseline
+from judge.timing.speed import speed_of_light, speedup_text
+from judge.timing.stats import Stats
 
 __all__ = ["run_benchmarks", "bench_case"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .spec import Tolerance
+from judge.challenge.spec import Tolerance
 
 __all__ = ["Mismatch", "compare_output", "compare_input"]
 

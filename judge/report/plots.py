@@ -121,8 +121,8 @@ def _rank_panel(ax, doc, ranked, names, case_name, metric, show_names) -> None:
 
 def _label(value: float, metric: str) -> str:
     """``0.1342 ms`` / ``2.10 µs`` for times; rates without their unit (the axis has it)."""
-    from .report.ranking import format_rate
-    from .timing.report import format_time
+    from judge.report.ranking_tables import format_rate
+    from judge.report.benchmark_table import format_time
 
     return format_time(value) if metric == "ms" else format_rate(value)
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import expr
-from .cases import call_seed, describe, generate_cases, limits_for
-from .checks import compare_output
-from .reference import Reference
-from .spec import Spec, Tensor, load_specs
-from .tensors import TORCH_DTYPES, make_arguments, poison_value
+from judge.challenge import expr
+from judge.challenge.cases import call_seed, describe, generate_cases, limits_for
+from judge.judging.checks import compare_output
+from judge.judging.reference import Reference
+from judge.challenge.spec import Spec, Tensor, load_specs
+from judge.challenge.tensors import TORCH_DTYPES, make_arguments, poison_value
 
 __all__ = ["Check", "SpecReport", "validate_spec", "validate_file", "sample_sizes"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from .spec import Init, Scalar, Spec, Tensor
+from judge.challenge.spec import Init, Scalar, Spec, Tensor
 
 __all__ = ["make_arguments", "poison_value", "poison_", "raw_bytes", "to_bytes", "from_bytes", "TORCH_DTYPES"]
 

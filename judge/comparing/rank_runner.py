@@ -21,10 +21,10 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 
-from .cases import Case, benchmark_cases, call_seed
-from .ranking import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
-from .runner import Events, Options, Runner, RunResult, detect_mode, headline
-from .verdict import Verdict
+from judge.challenge.cases import Case, benchmark_cases, call_seed
+from judge.comparing.ranking_math import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
+from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline
+from judge.judging.verdict import Verdict
 
 __all__ = ["RankEvents", "RankResult", "Participant", "rank_solutions", "default_budget", "timed_entry",
            "run_rounds", "start_torch", "TORCH"]
@@ -138,8 +138,8 @@ class Participant:
 
     def sample(self, case: Case, round_index: int, calls: int) -> list[float]:
         """Exactly ``calls`` timed calls of ``case`` (after the worker's warm-up)."""
-        from .timing.benchmark import BenchFailure, bench_case
-        from .worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
+        from judge.timing.benchmark_stage import BenchFailure, bench_case
+        from judge.worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
 
         self.seed = round_seed(self.run_seed, round_index)
         rule = {"min_calls": calls, "max_calls": calls, "budget_s": 1e9}
@@ -165,8 +165,8 @@ class Participant:
 
 def start_torch(spec, device: str, options: Options, run_seed: int, directory: str) -> Participant:
     """The torch baseline in a worker of its own (raises the worker's exceptions)."""
-    from .timing.benchmark import baseline_file
-    from .worker.client import Worker
+    from judge.timing.benchmark_stage import baseline_file
+    from judge.worker.client import Worker
 
     worker = Worker(baseline_file(spec, directory), spec, device, False, options.worker_env)
     try:
@@ -258,8 +258,8 @@ def _can_time(out: RankResult, interpret: bool, accepted: list) -> bool:
 
 def _time_accepted(out: RankResult, spec, accepted: list[Runner], options: Options, plan: RoundPlan | None,
                    events: RankEvents) -> None:
-    from .timing.peaks import get_peaks
-    from .worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
+    from judge.timing.peaks import get_peaks
+    from judge.worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
 
     out.peaks = get_peaks(accepted[0].device, out.environment, options.remeasure_peaks)
     participants = [Participant(r.solution, options, out.seed, runner=r) for r in accepted]
@@ -292,7 +292,7 @@ def _torch_entries(out: RankResult, participants: list[Participant]) -> dict:
 
 def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
     """A benchmark entry from the pooled samples of ``p`` on ``case``, with the host-clock cross-check."""
-    from .timing.benchmark import timing_summary
+    from judge.timing.benchmark_stage import timing_summary
 
     done = {"samples_ms": rounds.pooled(p.name, case.name), "audits": p.audits.get(case.name, []),
             "stop_reason": rounds.stop_reason, "verified": p.verified.get(case.name, 0),
@@ -305,7 +305,7 @@ def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
 
 def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int) -> None:
     """The solution's benchmark entries, in the shape ``judge run`` gives them."""
-    from .timing.speed import speed_of_light, speedup_text
+    from judge.timing.speed import speed_of_light, speedup_text
 
     result = p.runner.result
     result.environment["peaks"] = out.peaks
@@ -373,7 +373,7 @@ def _bound_estimates(out: RankResult):
 
 
 def _reference_row(name: str, what: str, cases: dict, best: Estimate) -> dict:
-    from .ranking import ratio_text, score
+    from judge.comparing.ranking_math import ratio_text, score
 
     s = score(cases.values())
     r = ratio_to(s, best)

@@ -24,7 +24,9 @@ this is it:
    spent sending results to the judge does not count).
 
 The worker imports this module before the solution, so the torch functions
-bound here are the real ones even if the solution monkeypatches torch.
+bound here are the real ones even if the solution monkeypatches torch.  It
+owns the method and imports nothing of the worker: the session
+(judge/worker/session.py) owns the I/O and calls ``run`` with itself.
 """
 
 from __future__ import annotations
@@ -33,21 +35,20 @@ from typing import NamedTuple
 
 import torch
 
-from judge.spec import DTYPES
-from judge.tensors import poison_value, raw_bytes, tensor_params
-from judge.timing.bench_seeds import plan_seed, timed_seed, warmup_seed
+from judge.challenge.spec import DTYPES
+from judge.challenge.tensors import poison_value, raw_bytes, tensor_params
+from judge.timing.seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
 from judge.timing.cover import Cover, Prepared
 from judge.timing.fills import Fill, pattern_of
 from judge.timing.flush import flush_buffer
 from judge.timing.stats import StoppingRule
-from judge.worker import session as session_module
 
-_Event = session_module._Event
+_Event = torch.cuda.Event
 _record = torch.cuda.Event.record
 _elapsed = torch.cuda.Event.elapsed_time
 _event_sync = torch.cuda.Event.synchronize
-_synchronize = session_module._synchronize
+_synchronize = torch.cuda.synchronize
 _clone = torch.Tensor.clone
 
 WARMUP_MIN_CALLS = 3

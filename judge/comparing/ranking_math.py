@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .timing.stats import Ratio, Stats, geometric_mean
+from judge.timing.stats import Ratio, Stats, geometric_mean
 
 __all__ = [
     "Estimate", "score", "ratio_to", "ratio_text", "Entry", "Standing", "rank_entries",

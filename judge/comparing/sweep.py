@@ -13,11 +13,11 @@ import random
 import tempfile
 from dataclasses import replace
 
-from .cases import Case, describe
-from .ranking import RoundPlan
-from .ranker import TORCH, Participant, RankEvents, run_rounds, start_torch, timed_entry
-from .runner import Options, Runner, detect_mode, environment, headline
-from .tensors import TORCH_DTYPES
+from judge.challenge.cases import Case, describe
+from judge.comparing.ranking_math import RoundPlan
+from judge.comparing.rank_runner import TORCH, Participant, RankEvents, run_rounds, start_torch, timed_entry
+from judge.judging.runner import Options, Runner, detect_mode, environment, headline
+from judge.challenge.tensors import TORCH_DTYPES
 
 __all__ = ["SweepUnavailable", "parse_sizes", "default_sizes", "sweep", "sweep_plan", "MAX_SWEEP_BYTES"]
 
@@ -129,7 +129,7 @@ def sweep(spec, solutions: list[str], options: Options, sizes: list[dict], budge
 
 
 def _new_doc(spec, seed: int, device: str, env: dict, cases: list[Case]) -> dict:
-    from .timing.peaks import get_peaks
+    from judge.timing.peaks import get_peaks
 
     peaks = get_peaks(device, env)
     metric, peak = _metric(spec, peaks)
@@ -154,8 +154,8 @@ def _metric(spec, peaks: dict) -> tuple[str, dict | None]:
 
 def _start(spec, solutions, options, env, tmp, doc, runners) -> list[Participant]:
     """A worker per solution (and torch); one that cannot start becomes a failed series."""
-    from .reference import Reference
-    from .worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
+    from judge.judging.reference import Reference
+    from judge.worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
 
     reference = Reference(spec, detect_mode(options)[1])
     participants = []
@@ -180,7 +180,7 @@ def _failed(name: str, verdict: str, message: str) -> dict:
 
 
 def _fill_series(doc: dict, spec, participants, cases, rounds) -> None:
-    from .ranking import Estimate
+    from judge.comparing.ranking_math import Estimate
 
     for p in participants:
         failure = rounds.failures.get(p.name)

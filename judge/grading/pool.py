@@ -1,0 +1,158 @@
+"""Judging the entries of a grade: each in its own worker process through
+``runner.judge_solution`` (so one crash or hang never stops the others), on a
+pool of threads, one per GPU slot, with cancellation on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import Callable
+
+from judge.grading.records import GradeSettings, problem_record, public_record
+from judge.grading.submissions import Entry
+from judge.judging.verdict import Verdict
+
+__all__ = ["Cancelled", "judge_entry", "parse_gpus", "grade_entries"]
+
+
+class Cancelled(BaseException):
+    """Stops a running judge when the grade is interrupted.  A BaseException, so
+    that ``judge_entry``'s safety net does not record it as the submission's verdict."""
+
+
+def _cancel_events(cancel: threading.Event):
+    """Runner events that raise ``Cancelled`` at the next step (start, case, benchmark)
+    once ``cancel`` is set; the runner's cleanup then stops the worker."""
+    from judge.judging.runner import Events
+
+    class CancelEvents(Events):
+        def started(self, result, total_cases: int) -> None:
+            self.check()
+
+        def case_started(self, case) -> None:
+            self.check()
+
+        def status(self, text: str) -> None:
+            self.check()
+
+        @staticmethod
+        def check() -> None:
+            if cancel.is_set():
+                raise Cancelled
+
+    return CancelEvents()
+
+
+def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None,
+                cancel: threading.Event | None = None) -> dict:
+    """Judge one entry and return its public record; never raises for a bad
+    submission.  Raises ``Cancelled`` soon after ``cancel`` is set."""
+    if entry.problem or spec is None:
+        return problem_record(entry, key, settings)
+    from judge.judging.runner import judge_solution
+
+    started = time.perf_counter()
+    events = _cancel_events(cancel) if cancel is not None else None
+    from judge.judging.reference import ReferenceError_
+
+    try:
+        run = judge_solution(spec, entry.path, settings.options(device), events).as_dict()
+    except ReferenceError_ as exc:  # the organiser's spec is broken: not the submission's verdict
+        run = {"verdict": Verdict.INVALID_SUBMISSION.value, "challenge": spec.name, "solution": entry.path,
+               "message": f"the challenge's reference failed (a spec error, not this submission's): {exc}",
+               "tests": [], "benchmarks": [], "notes": ["spec error: fix the challenge"], "internal_error": True}
+    except Exception as exc:  # noqa: BLE001 - one submission that trips the judge must not stop the rest
+        run = {"verdict": Verdict.RUNTIME_ERROR.value, "challenge": spec.name, "solution": entry.path,
+               "message": f"internal error in judge while grading this submission: {type(exc).__name__}: {exc}",
+               "tests": [], "benchmarks": [], "notes": ["internal error: please report it"], "internal_error": True}
+    return public_record(entry, key, run, settings, time.perf_counter() - started, device)
+
+
+def parse_gpus(text: str, available: int) -> list[int]:
+    """``all`` or a comma-separated list of CUDA device indices, checked against ``available``."""
+    if text.strip().lower() == "all":
+        if available == 0:
+            raise ValueError("no CUDA GPU is visible")
+        return list(range(available))
+    try:
+        indices = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"{text!r}: expected 'all' or device indices like 0,1") from None
+    if not indices:
+        raise ValueError("expected 'all' or device indices like 0,1")
+    if len(set(indices)) != len(indices):
+        raise ValueError(f"{text!r} names a GPU twice")
+    bad = [i for i in indices if not 0 <= i < available]
+    if bad:
+        raise ValueError(f"no GPU {bad[0]}: {available} visible (indices 0..{available - 1})")
+    return indices
+
+
+# -- running entries over devices ------------------------------------------------------------
+
+def grade_entries(todo: list[int], slots: list, grade_one: Callable[[int, object], dict],
+                  done: Callable[[int, dict], None], cancel: threading.Event | None = None) -> None:
+    """Call ``grade_one(index, slot)`` for each index, at most one at a time per slot.
+
+    ``slots`` are devices (``"cuda:1"``) or ``None`` (CPU jobs).  One slot grades
+    in the calling thread; more use a thread pool (each call waits on its own
+    worker process, so threads suffice).  ``done`` is called once per graded
+    index, never concurrently.  On an exception (Ctrl-C included) ``cancel`` is
+    set, so running calls can stop early (``judge_entry`` does), entries not yet
+    started are dropped, and the exception propagates once no call is running.
+    """
+    cancel = cancel if cancel is not None else threading.Event()
+    if len(slots) <= 1:
+        try:
+            for index in todo:
+                done(index, grade_one(index, slots[0] if slots else None))
+        except BaseException:
+            cancel.set()
+            raise
+        return
+    free, lock = queue.Queue(), threading.Lock()
+    for slot in slots:
+        free.put(slot)
+
+    def task(index: int) -> None:
+        if cancel.is_set():
+            return  # dropped: the grade was interrupted before this entry started
+        slot = free.get()
+        try:
+            record = grade_one(index, slot)
+            with lock:
+                done(index, record)
+        except BaseException:
+            cancel.set()  # before the slot is free, so that no other entry starts
+            raise
+        finally:
+            free.put(slot)
+
+    pool = ThreadPoolExecutor(max_workers=len(slots), thread_name_prefix="grade")
+    futures = []
+    try:
+        futures = [pool.submit(task, index) for index in todo]
+        wait(futures, return_when=FIRST_EXCEPTION)  # a failing task has set ``cancel`` itself
+    except BaseException:  # Ctrl-C in this thread
+        cancel.set()
+        raise
+    finally:
+        _shutdown_patiently(pool)
+    failures = [f.exception() for f in futures if not f.cancelled() and f.exception() is not None]
+    if failures:  # the cause, not a call that it cancelled
+        raise next((e for e in failures if not isinstance(e, Cancelled)), failures[0])
+
+
+def _shutdown_patiently(pool: ThreadPoolExecutor) -> None:
+    """Wait for the running calls, even through another Ctrl-C or signal (CI
+    sends SIGINT then SIGTERM, GNU timeout signals twice): abandoned calls would
+    write outputs after the final ones.  They stop soon once cancelled."""
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        except KeyboardInterrupt:
+            continue

@@ -1,0 +1,256 @@
+"""The records of a grade: seeds, settings, resume keys, one public record per
+entry, the grade document (the ``--json`` file, from which the JUnit and
+Markdown exporters of judge/report/ render their views) and the pass rule.
+
+Pure but for hashing the solution and spec files' bytes (resume keys).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from judge import __version__
+from judge.grading.submissions import Entry, split_variant
+from judge.judging.verdict import Verdict
+
+__all__ = ["SECRET_SEED_ENV", "GRADE_SCHEMA", "GradeSettings", "PassRule", "combine_seed", "resume_key",
+           "redact", "problem_record", "public_record", "load_previous", "carried_over", "grade_document",
+           "parse_min_pass"]
+
+SECRET_SEED_ENV = "JUDGE_SECRET_SEED"
+GRADE_SCHEMA = 1
+
+
+# -- settings, seeds and resume keys ---------------------------------------------
+
+def combine_seed(public: int, secret: str) -> int:
+    """The seed runs use: the public seed alone, or mixed with the secret.
+
+    A keyed hash, so neither the public seed nor the results reveal the secret;
+    31 bits, like the runner's own random seeds.
+    """
+    if not secret:
+        return public
+    key = hashlib.sha256(secret.encode()).digest()
+    digest = hashlib.blake2b(str(public).encode(), key=key, digest_size=8).digest()
+    return int.from_bytes(digest, "little") % 2**31
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """Everything that decides a verdict, shared by all entries of one grade."""
+
+    public_seed: int
+    secret: str = field(default="", repr=False)  # never printed, not even by --debug
+    interpret: bool = False  # the resolved mode: True is the CPU interpreter
+    timeout: float | None = None  # per call; None: the runner's default
+    compile_timeout: float = 180.0
+    benchmark: bool = True
+    bench_budget_s: float = 2.0
+
+    @property
+    def seed_label(self) -> str:
+        """What outputs show instead of the seed the runs used: ``5`` or ``5 + secret``."""
+        return f"{self.public_seed} + secret" if self.secret else str(self.public_seed)
+
+    def options(self, device: str | None):
+        from judge.judging.runner import Options
+
+        return Options(seed=combine_seed(self.public_seed, self.secret), interpret=self.interpret,
+                       device=device, timeout=self.timeout, compile_timeout=self.compile_timeout,
+                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s)
+
+    def key_fields(self) -> dict:
+        """The settings a resume key depends on, fit to print (the secret only as used or not)."""
+        return {"public_seed": self.public_seed, "secret_seed": bool(self.secret),
+                "mode": "interpret" if self.interpret else "gpu", "timeout": self.timeout,
+                "compile_timeout": self.compile_timeout, "benchmark": self.benchmark and not self.interpret,
+                "bench_budget_s": self.bench_budget_s, "judge": __version__}
+
+    def public_dict(self) -> dict:
+        return {**self.key_fields(), "seed_label": self.seed_label}
+
+
+def _file_digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _secret_fingerprint(secret: str) -> str | None:
+    """Tells secrets apart inside a resume key.  The key is public, but so are the
+    case sizes and input values a secret seed produces, so with a strong secret
+    (docs/grading.md) neither lets anyone recover it; with a weak one both do."""
+    if not secret:
+        return None
+    return hmac.new(secret.encode(), b"judge grade resume key", hashlib.sha256).hexdigest()
+
+
+def resume_key(entry: Entry, settings: GradeSettings) -> str | None:
+    """sha256 of the solution's bytes, the spec file's bytes (and variant), the
+    settings and the secret; None when the entry cannot be judged (re-checking
+    it costs nothing)."""
+    if entry.problem or entry.spec_path is None:
+        return None
+    spec_file, variant = split_variant(entry.spec_path)
+    material = {"solution": _file_digest(entry.path), "spec": _file_digest(spec_file), "variant": variant,
+                "settings": settings.key_fields(), "secret": _secret_fingerprint(settings.secret)}
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def redact(value, secrets: list[str]):
+    """``value`` with every secret string replaced by ``<secret>``, recursively.
+
+    Seeds are only redacted as whole numbers, so ``rows=123`` stays readable."""
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret.isdigit():
+                value = re.sub(rf"(?<!\d){secret}(?!\d)", "<secret>", value)
+            else:
+                value = value.replace(secret, "<secret>")
+        return value
+    if isinstance(value, dict):
+        return {k: redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    return value
+
+
+# -- records -------------------------------------------------------------
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _base_record(entry: Entry, key: str | None) -> dict:
+    return {"submission": entry.submission, "challenge": entry.challenge, "file": entry.path, "key": key}
+
+
+def problem_record(entry: Entry, key: str | None, settings: GradeSettings) -> dict:
+    """The record of an entry that could not be judged (unknown challenge, missing file)."""
+    return {**_base_record(entry, key), "verdict": Verdict.INVALID_SUBMISSION.value, "message": entry.problem,
+            "seed": settings.public_seed, "secret_seed": bool(settings.secret), "tests": [], "benchmarks": [],
+            "notes": [], "wall_s": 0.0, "graded_at": _now(), "gpu": None}
+
+
+def public_record(entry: Entry, key: str | None, run: dict, settings: GradeSettings,
+                  wall_s: float, device: str | None) -> dict:
+    """A run's ``as_dict`` made fit for public output: the public seed in place
+    of the one the run used, and the secret and that seed redacted everywhere."""
+    record = {**_base_record(entry, key), **run, "challenge": entry.challenge,
+              "spec": run.get("challenge"), "file": entry.path}
+    record.update(seed=settings.public_seed, secret_seed=bool(settings.secret), wall_s=round(wall_s, 3),
+                  graded_at=_now(), gpu=_gpu_index(device))
+    if not settings.secret:
+        return record
+    hidden = [settings.secret, str(combine_seed(settings.public_seed, settings.secret))]
+    return redact(record, hidden)
+
+
+def _gpu_index(device: str | None) -> int | None:
+    if device and device.startswith("cuda:"):
+        return int(device.split(":", 1)[1])
+    return None
+
+
+# -- resume ------------------------------------------------------------------------
+
+def load_previous(text: str, source: str) -> dict:
+    """A grade document read back for ``--resume``; ``ValueError`` if it is not one."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{source} is not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("kind") != "grade" or not isinstance(data.get("results"), list):
+        raise ValueError(f"{source} is not a 'judge grade' JSON document")
+    return data
+
+
+def carried_over(previous: dict, entries: list[Entry], keys: list[str | None]) -> dict[int, dict]:
+    """Plan index -> the previous record of the same submission, challenge and key."""
+    stored = {(r.get("submission"), r.get("challenge"), r.get("key")): r
+              for r in previous.get("results", []) if isinstance(r, dict) and r.get("key")}
+    found = {}
+    for index, (entry, key) in enumerate(zip(entries, keys)):
+        record = stored.get((entry.submission, entry.challenge, key)) if key else None
+        if record is not None:
+            found[index] = {**record, "file": entry.path, "carried_over": True}
+    return found
+
+
+# -- the grade document ----------------------------------------------------------------
+
+def _summary(entries: list[Entry], records: dict[int, dict]) -> dict:
+    verdicts = [records[i]["verdict"] for i in sorted(records)]
+    by_verdict = {v: verdicts.count(v) for v in sorted(set(verdicts))}
+    accepted = by_verdict.get(Verdict.ACCEPTED.value, 0)
+    return {"total": len(entries), "graded": len(records), "accepted": accepted,
+            "rejected": len(records) - accepted, "pending": len(entries) - len(records),
+            "carried_over": sum(1 for r in records.values() if r.get("carried_over")), "by_verdict": by_verdict}
+
+
+def _pending_record(entry: Entry) -> dict:
+    return {**_base_record(entry, None), "verdict": "pending", "message": "not graded yet"}
+
+
+def grade_document(entries: list[Entry], records: dict[int, dict], settings: GradeSettings,
+                   meta: dict) -> dict:
+    """The ``--json`` document: settings, a summary and one result per entry, in plan order
+    (entries not graded yet have verdict ``pending``)."""
+    results = [records.get(i) or _pending_record(e) for i, e in enumerate(entries)]
+    return {"kind": "grade", "grade_schema": GRADE_SCHEMA, "judge": __version__,
+            "mode": "interpret" if settings.interpret else "gpu",
+            "seed": {"public": settings.public_seed, "secret": bool(settings.secret), "label": settings.seed_label},
+            "settings": settings.public_dict(), **meta, "updated_at": _now(),
+            "complete": len(records) == len(entries), "summary": _summary(entries, records), "results": results}
+
+
+# -- pass threshold, GPUs -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PassRule:
+    """How many results must be accepted: all (default), a count, or a fraction."""
+
+    count: int | None = None
+    fraction: float | None = None
+
+    def needed(self, total: int) -> int:
+        if self.count is not None:
+            return min(self.count, total)
+        if self.fraction is not None:
+            return math.ceil(self.fraction * total - 1e-9)
+        return total
+
+    def passes(self, accepted: int, total: int) -> bool:
+        return total > 0 and accepted >= self.needed(total)
+
+    def describe(self) -> str:
+        if self.count is not None:
+            return f"at least {self.count}"
+        if self.fraction is not None:
+            return f"at least {self.fraction:.0%}"
+        return "all"
+
+
+def parse_min_pass(text: str) -> PassRule:
+    """``8`` is a count; ``0.8``, ``80%`` and ``1.0`` are fractions of all results."""
+    text = text.strip()
+    try:
+        if text.endswith("%"):
+            fraction = float(text[:-1]) / 100
+        elif re.fullmatch(r"\d+", text):
+            return PassRule(count=int(text))
+        else:
+            fraction = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is neither a count (8) nor a fraction (0.8 or 80%)") from None
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"{text!r}: a fraction must lie between 0 and 1 (0% and 100%)")
+    return PassRule(fraction=fraction)
+
+
