@@ -138,7 +138,7 @@ def launch_bound_note(timer_floor_ms: float | None = None) -> str:
 # end, launch latency included.  On an H200 host the launch of guard, flush,
 # start event and a Triton kernel takes 50-120 µs (it varies from run to run),
 # the flush alone covers ~67 µs: a 4.4 us transpose read medians of up to
-# 25 us in some runs (scripts/lead_probe.py, docs/benchmarks.md).
+# 25 us in some runs (research/lead_probe.py, docs/benchmarks.md).
 GUARD_MARGIN_US = 50.0
 GUARD_MAX_US = 2000.0
 

@@ -1,6 +1,6 @@
 """Which calls of a launch-bound case read slow, and why? (GPU only)
 
-The 2026-11-21 diagnosis (scripts/tiny_diag.py) ruled out the SM clock: the
+The 2026-11-21 diagnosis (research/tiny_diag.py) ruled out the SM clock: the
 63x72 transpose read a 4.3 µs median in some runs and 6.8-7.9 µs in others
 (p90 26-39 µs) at a steady 1980 MHz.  This probe times the case with the
 worker's own loop (guard, flush, events around solve) and records, for every
@@ -35,7 +35,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "research"))
 
 from judge.challenge.spec import parse_spec  # noqa: E402
 from judge.challenge.tensors import make_arguments  # noqa: E402

@@ -18,7 +18,7 @@ drift does not favour one:
 Then, as ground truth independent of CUDA events, the kernel's own duration
 (CUPTI, through torch.profiler) in the sync and the queued loop.
 
-    python scripts/launch_bound_probe.py [--rows 63 --cols 72] [--rounds 4]
+    python research/launch_bound_probe.py [--rows 63 --cols 72] [--rounds 4]
 """
 
 from __future__ import annotations

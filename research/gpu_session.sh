@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # One device call of this session's GPU checks; results packed into $OUT/<part>.tar.gz
 # (the device returns at most 8 files).
-#   bash scripts/gpu_session.sh check     GPU tests, new challenges, copy and matmul sweeps
-#   bash scripts/gpu_session.sh results   rank progressions (docs/results.md), rank demo, README run, grade
-#   bash scripts/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
-#   bash scripts/gpu_session.sh diag      launch-bound diagnosis with SM clocks (twice), every GPU test
-#   bash scripts/gpu_session.sh fix       launch exposure probe, tiny diag, transfer probe, timing proof, tiny run
-#   bash scripts/gpu_session.sh final     overhead of one judge run (fresh cache, per-case phases), every GPU test
-#   bash scripts/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
-#   bash scripts/gpu_session.sh area      transfer probe, then as early
-#   bash scripts/gpu_session.sh early     overhead three times (fresh cache, then cached twice), every GPU test
-#   bash scripts/gpu_session.sh shadow    guard-shadow cheat probe, every GPU test, quick timing proof (with overhead)
-#   bash scripts/gpu_session.sh cover     the guard kernel's probe (does it hold every SM?), every GPU test
-#   bash scripts/gpu_session.sh guard     the guard kernel's probe, guard-shadow cheats, every GPU test
-#   bash scripts/gpu_session.sh barrier   the guard kernel's probe, guard-shadow cheats, a few GPU tests (short of time)
-#   bash scripts/gpu_session.sh proof2    the guard kernel's probe, guard-shadow cheats, quick timing proof
+#   bash research/gpu_session.sh check     GPU tests, new challenges, copy and matmul sweeps
+#   bash research/gpu_session.sh results   rank progressions (docs/results.md), rank demo, README run, grade
+#   bash research/gpu_session.sh verify    launch-bound timing probe, every GPU test, challenges part 2
+#   bash research/gpu_session.sh diag      launch-bound diagnosis with SM clocks (twice), every GPU test
+#   bash research/gpu_session.sh fix       launch exposure probe, tiny diag, transfer probe, timing proof, tiny run
+#   bash research/gpu_session.sh final     overhead of one judge run (fresh cache, per-case phases), every GPU test
+#   bash research/gpu_session.sh proof     timing proof (fidelity, CUPTI, overhead), a launch-bound case end to end
+#   bash research/gpu_session.sh area      transfer probe, then as early
+#   bash research/gpu_session.sh early     overhead three times (fresh cache, then cached twice), every GPU test
+#   bash research/gpu_session.sh shadow    guard-shadow cheat probe, every GPU test, quick timing proof (with overhead)
+#   bash research/gpu_session.sh cover     the guard kernel's probe (does it hold every SM?), every GPU test
+#   bash research/gpu_session.sh guard     the guard kernel's probe, guard-shadow cheats, every GPU test
+#   bash research/gpu_session.sh barrier   the guard kernel's probe, guard-shadow cheats, a few GPU tests (short of time)
+#   bash research/gpu_session.sh proof2    the guard kernel's probe, guard-shadow cheats, quick timing proof
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -33,8 +33,8 @@ part() {  # part NAME SECONDS COMMAND...
 PART=${1:-check}
 case "${1:-check}" in
 check)
-  part matmul_sweep 200 python3 scripts/matmul_sweep.py --budget 185
-  part copy_sweep 45 python3 scripts/copy_sweep.py
+  part matmul_sweep 200 python3 research/matmul_sweep.py --budget 185
+  part copy_sweep 45 python3 research/copy_sweep.py
   part gpu_tests 200 python3 -m pytest -m gpu tests -q -p no:cacheprovider -k "not examples_are_accepted"
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges 120 bash scripts/challenges_gpu.sh
   ;;
@@ -49,13 +49,13 @@ results)
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 100 bash scripts/challenges_gpu.sh part2
   ;;
 verify)
-  part probe 90 python3 scripts/launch_bound_probe.py --out "$OUT"
+  part probe 90 python3 research/launch_bound_probe.py --out "$OUT"
   part gpu_tests 330 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   CHALLENGE_ARGS="--seed 1 --bench-budget 0.5" part challenges2 150 bash scripts/challenges_gpu.sh part2
   ;;
 diag)
   nvidia-smi -q -d PERFORMANCE,CLOCK > "$OUT/smi_before.txt" 2>&1
-  part tiny_diag 150 bash -c 'python3 scripts/tiny_diag.py && python3 scripts/tiny_diag.py'
+  part tiny_diag 150 bash -c 'python3 research/tiny_diag.py && python3 research/tiny_diag.py'
   nvidia-smi -q -d PERFORMANCE,CLOCK > "$OUT/smi_after.txt" 2>&1
   part gpu_tests 400 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
@@ -64,7 +64,7 @@ final)
   part gpu_tests 420 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 area)
-  part transfer 60 python3 scripts/transfer_probe.py
+  part transfer 60 python3 research/transfer_probe.py
   ;&
 early)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
@@ -74,43 +74,43 @@ early)
   part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 cover)
-  part cover_probe 120 python3 scripts/cover_probe.py
+  part cover_probe 120 python3 research/cover_probe.py
   part gpu_tests 360 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 guard)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
-  part cover_probe 60 python3 scripts/cover_probe.py
-  part shadow_probe 120 python3 scripts/guard_shadow_probe.py
+  part cover_probe 60 python3 research/cover_probe.py
+  part shadow_probe 120 python3 research/guard_shadow_probe.py
   part gpu_tests 380 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   ;;
 barrier)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
-  part cover_probe 30 python3 scripts/cover_probe.py
-  part shadow_probe 70 python3 scripts/guard_shadow_probe.py
+  part cover_probe 30 python3 research/cover_probe.py
+  part shadow_probe 70 python3 research/guard_shadow_probe.py
   part gpu_tests 120 python3 -m pytest -m gpu tests -q -p no:cacheprovider -k "benchmark_reports or unjoined or wrong_result_while_timed"
   ;;
 proof2)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
-  part cover_probe 60 python3 scripts/cover_probe.py
-  part shadow_probe 120 python3 scripts/guard_shadow_probe.py
+  part cover_probe 60 python3 research/cover_probe.py
+  part shadow_probe 120 python3 research/guard_shadow_probe.py
   part timing_proof 240 python3 scripts/timing_proof.py --quick --out "$OUT"
   ;;
 shadow)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"
-  part shadow_probe 70 python3 scripts/guard_shadow_probe.py
+  part shadow_probe 70 python3 research/guard_shadow_probe.py
   part gpu_tests 330 python3 -m pytest -m gpu tests -q -p no:cacheprovider
   part timing_proof 150 python3 scripts/timing_proof.py --quick --out "$OUT"
   ;;
 fix)
-  part lead_probe 70 python3 scripts/lead_probe.py --rounds 4 --calls 3000
-  part tiny_diag 60 python3 scripts/tiny_diag.py
-  part transfer 40 python3 scripts/transfer_probe.py
+  part lead_probe 70 python3 research/lead_probe.py --rounds 4 --calls 3000
+  part tiny_diag 60 python3 research/tiny_diag.py
+  part transfer 40 python3 research/transfer_probe.py
   ;&
 proof)
   export JUDGE_CACHE_DIR="$OUT/judge-cache"  # a fresh cache: the peaks (and timer floor) are measured
   part timing_proof 330 python3 scripts/timing_proof.py --out "$OUT"
   # transpose with one launch-bound benchmark case, to see its report end to end
-  python3 -c "import sys; sys.path.insert(0, 'scripts'); from tiny_diag import spec_text
+  python3 -c "import sys; sys.path.insert(0, 'research'); from tiny_diag import spec_text
 open(sys.argv[1], 'w').write(spec_text(8192))" "$OUT/transpose_tiny.yaml"
   part tiny_run 60 env NO_COLOR=1 COLUMNS=120 judge run "$OUT/transpose_tiny.yaml" solutions/transpose/tuned.py --seed 1
   ;;

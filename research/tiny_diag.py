@@ -6,7 +6,7 @@ percentiles: (a) a fresh worker, benchmark only (as timing_proof.py);
 (c) a whole run of a spec whose sizes stay small.  The SM clock is sampled
 by nvidia-smi every 20 ms during each.  Before the exposure check (timing.md
 section 2) whole runs read 4.3-18 µs; the SM clock stayed at 1980 MHz in
-the slow ones, and scripts/lead_probe.py found the cause: launches that
+the slow ones, and research/lead_probe.py found the cause: launches that
 outlasted the guard.  After it, every run read 4.29-4.42 µs (benchmarks.md).
 """
 
