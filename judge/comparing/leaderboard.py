@@ -1,7 +1,7 @@
 """The local leaderboard: pure logic over rows read from the history.
 
 Best accepted GPU result per solution (by content hash) per device, ranked
-with the same rules as ``judge rank`` (ranking.py), plus warnings where the
+with the same rules as ``judge rank`` (ranking_math.py), plus warnings where the
 rows being compared differ in what makes times comparable.
 """
 

@@ -30,7 +30,7 @@ class VerifyPlan:
     ``min_calls``, then later calls with probability ``rate`` each until
     ``extra_late`` of them have been picked (seeded, so a run is reproducible,
     and unknown to the solution).  The last call is always checked as well
-    (bench.py).  The count is capped because every check moves the outputs to
+    (timed_loop.py).  The count is capped because every check moves the outputs to
     the judge: a 4 µs kernel timed 10 000 times must not mean 300 transfers.
     """
 

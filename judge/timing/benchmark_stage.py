@@ -1,6 +1,6 @@
 """The benchmark stage of a run (GPU only), in the judge's process.
 
-For each benchmark case: ask the solution's worker to time it (bench.py),
+For each benchmark case: ask the solution's worker to time it (timed_loop.py),
 check every verified call against the judge's own reference, cross-check the
 events with the host clock, then time the challenge's torch baseline the same
 way in a worker of its own, and add rates and % of peak.
@@ -24,7 +24,7 @@ from judge.timing.stats import Stats
 __all__ = ["run_benchmarks", "bench_case"]
 
 
-# Outputs are poisoned again by the launch guard's kernel, before it flushes (bench.Repoison).
+# Outputs are poisoned again by the launch guard's kernel, before it flushes (timed_loop.Repoison).
 UNWRITTEN_WHEN_TIMED = (" (in timed calls the outputs are poisoned again just before the timed region: work that"
                         " solve() puts on another stream must first wait for the current one, e.g."
                         " side.wait_stream(torch.cuda.current_stream()))")
@@ -88,7 +88,7 @@ def _check_bench_done(done: dict, verified: set, check: bool) -> None:
     samples = done.get("samples_ms")
     if not isinstance(samples, list) or not samples or not all(isinstance(x, (int, float)) for x in samples):
         raise BenchFailure(Verdict.RUNTIME_ERROR, "the solution's process sent no timings")
-    dropped = done.get("exposed_dropped", 0)  # calls whose samples held host time (bench.py)
+    dropped = done.get("exposed_dropped", 0)  # calls whose samples held host time (timed_loop.py)
     if type(dropped) is not int or dropped < 0:
         raise BenchFailure(Verdict.RUNTIME_ERROR, "malformed bench_done message from the solution's process")
     try:

@@ -2,7 +2,7 @@
 launches solve(), then puts the outputs back and flushes the L2 cache.
 
 Why one kernel that fills the GPU.  Before each timed call the GPU must stay
-busy until solve()'s launch is queued (the launch guard, bench.py), and the
+busy until solve()'s launch is queued (the launch guard, timed_loop.py), and the
 outputs must be poisoned again and the L2 flushed.  A guard that sleeps on
 one SM (``torch.cuda._sleep``) leaves the rest of the GPU free: a solution
 could do its real work into scratch memory on a stream of its own while the
@@ -117,7 +117,7 @@ class Prepared:
     table: torch.Tensor
     word_rows: int
     byte_rows: int
-    keep: object = None  # what the table's copy rows read from (bench.Repoison's clones): alive until the call ran
+    keep: object = None  # what the table's copy rows read from (timed_loop.Repoison's clones): alive until the call ran
     used: bool = False
 
 

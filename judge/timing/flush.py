@@ -1,4 +1,4 @@
-"""The L2 flush buffer shared by the timed loop (bench.py) and the timer-floor
+"""The L2 flush buffer shared by the timed loop (timed_loop.py) and the timer-floor
 measurement (peaks.py), so both time a call after exactly the same flush."""
 
 from __future__ import annotations

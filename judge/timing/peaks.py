@@ -87,7 +87,7 @@ def measure_peaks(device: str) -> dict:
 
 
 def timer_floor_us(device: str, calls: int = 200) -> float:
-    """The event time of a one-element kernel timed by bench.timed_call itself, guard included (median, µs)."""
+    """The event time of a one-element kernel timed by timed_loop.timed_call itself, guard included (median, µs)."""
     import torch
 
     from judge.timing.timed_loop import LaunchGuard, settle_guard, timed_call
