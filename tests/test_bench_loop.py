@@ -308,6 +308,35 @@ def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(
     assert summary["median_ms"] >= 3.0
 
 
+def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(monkeypatch):
+    """The rule for unjoined streams (docs/security.md): after every call the judge waits for the
+    whole device, so work solve() left on a stream of its own is done before the next inputs are
+    drawn (on a GPU the allocator may give them the last call's memory) and before outputs are read.
+    Before, a timed call waited only for its end event: the verdict then depended on a race."""
+    side = FakeGPU(held_by=GPU)
+    from judge.worker import session as session_module
+
+    for module in (bench, session_module):  # torch.cuda.synchronize waits for every stream
+        monkeypatch.setattr(module, "_synchronize", lambda: (GPU.wait(), side.wait()))
+    busy_when = []
+
+    class Watching(RecordingSession):
+        def arguments(self, params, seed):
+            busy_when.append(side.busy_until > time.perf_counter())
+            return super().arguments(params, seed)
+
+        def send_tensors(self, header, args, outputs_only=False):
+            busy_when.append(side.busy_until > time.perf_counter())
+            super().send_tensors(header, args, outputs_only)
+
+    def side_stream(input, output, rows, cols):
+        output.copy_(input.T)
+        side.run(0.002)  # its kernel, on a stream nobody joins
+
+    bench_case(FakeRunner(), FakeWorker(Watching(side_stream)), CASE, check=True)
+    assert len(busy_when) > 10 and not any(busy_when)
+
+
 def test_a_forged_audit_list_is_a_runtime_error_not_a_crash_of_the_judge():
     class Forging(RecordingSession):
         def reply(self, header, blobs=()):

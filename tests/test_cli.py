@@ -37,6 +37,12 @@ def test_show_prints_statement_signature_and_a_computed_example(cli):
     assert "output = [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]" in result.output
 
 
+def test_show_states_the_rule_for_work_on_other_streams(cli):
+    result = cli("show", "copy")
+    assert "Conventions of every challenge" in result.output
+    assert "streams of its own" in result.output and "wait_stream(s)" in result.output
+
+
 def test_init_writes_a_starter_that_runs_and_is_judged_wrong(cli, tmp_path):
     target = tmp_path / "mine.py"
     assert cli("init", "copy", target).exit_code == 0

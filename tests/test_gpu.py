@@ -103,12 +103,31 @@ def test_unjoined_stream_is_not_faster_than_the_honest_twin():
     cheat = run(spec, SOLUTIONS / "transpose_side_stream.py")
     assert honest.verdict == Verdict.ACCEPTED, honest.message
     honest_ms = honest.benchmarks[0]["median_ms"]
-    if cheat.verdict == Verdict.ACCEPTED:
-        bench = cheat.benchmarks[0]
-        assert not bench["timer_trusted"]
-        assert bench["median_ms"] >= 0.9 * honest_ms
-    else:  # a wrong answer (outputs read before the hidden work finished) is also a defence
-        assert cheat.verdict == Verdict.WRONG_ANSWER
+    # The rule (docs/security.md): the judge waits for the whole device after every call, so work
+    # left on another stream is always judged on its results, and timed by the host clock.
+    assert cheat.verdict == Verdict.ACCEPTED, cheat.message
+    bench = cheat.benchmarks[0]
+    assert not bench["timer_trusted"]
+    assert bench["median_ms"] >= 0.9 * honest_ms
+
+
+def test_a_kernel_on_a_private_unjoined_stream_gets_one_verdict_in_20_runs():
+    """Before, such a solution was wrong_answer in one run and accepted in others (a race on
+    the memory of the last call's tensors).  20 seeds, every other run with benchmarks, four
+    runs at a time on the GPU: one verdict, accepted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
+
+    def one(seed):
+        result = run(spec, SOLUTIONS / "transpose_private_stream.py", seed=seed, benchmark=seed % 2 == 0,
+                     bench_budget_s=0.2)
+        return seed, result.verdict, result.message
+
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(one, range(1, 21)))
+    assert {verdict for _, verdict, _ in outcomes} == {Verdict.ACCEPTED}, \
+        [(seed, verdict.value, message[:200]) for seed, verdict, message in outcomes if verdict != Verdict.ACCEPTED]
 
 
 def test_work_hidden_in_the_launch_guards_shadow_is_undone():

@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 PURE = [
     "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.challenge.starter",
+    "judge.challenge.conventions",
     "judge.judging.verdict",
     "judge.timing.stats", "judge.timing.audit", "judge.timing.fills", "judge.timing.seeds", "judge.timing.speed",
     "judge.comparing.ranking_math", "judge.comparing.leaderboard",

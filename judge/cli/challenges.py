@@ -9,6 +9,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
+from judge.challenge.conventions import CONVENTIONS
 from judge.report.console import make_console, table_box
 from judge.challenge.spec import Scalar, Tensor
 from judge.cli.base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group
@@ -94,6 +95,7 @@ def show_command(challenge: str) -> None:
                                              for b in spec.benchmarks) or "none"))
     console.print("\nexample:", markup=False)
     console.print(_example(spec), markup=False)
+    console.print("\n" + CONVENTIONS, markup=False, highlight=False)
 
 
 @main_group.command("init")

@@ -217,7 +217,8 @@ def time_gpu(work) -> float:
 
 
 def timed_call(session, args: list, guard: LaunchGuard) -> Call:
-    """One timed call as do_bench does it, guarded: synchronize, guard (spin, repoison, flush), event, solve, event."""
+    """One timed call as do_bench does it, guarded: synchronize, guard (spin, repoison, flush), event, solve,
+    event, then a device-wide synchronize (every stream's work of this call is done when it returns)."""
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     prepared = guard.prepare(Repoison(session.spec, args))  # before the synchronize: untimed
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
@@ -225,7 +226,10 @@ def timed_call(session, args: list, guard: LaunchGuard) -> Call:
     _launch_until_solve(session, args, guard, prepared, before, begin)
     lead_us = (session.clock() - start) * 1e6
     _record(end)
-    _event_sync(end)
+    # The whole device, not just the end event: work solve() left on a stream of its own must be
+    # done before the next call's inputs are drawn (the allocator may hand them this call's memory)
+    # or its outputs are read.  Without this the verdict of such a solution was a race.
+    _synchronize()
     return Call(_elapsed(begin, end), lead_us, _elapsed(before, begin) * 1e3)
 
 
