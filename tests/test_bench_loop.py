@@ -138,6 +138,9 @@ class RecordingSession(Session):
         self.warm = self.warm or header.get("op") == "warm"
         self.messages.append((header, [bytearray(bytes(b)) for b in blobs]))
 
+    def await_checked(self):
+        self.checked_waits = getattr(self, "checked_waits", 0) + 1  # the fake judge checks at once
+
     def finish(self):
         if self.drop_last_verify:  # a tampered worker that hides its last call
             verifies = [i for i, (h, _) in enumerate(self.messages) if h.get("op") == "verify"]
@@ -158,6 +161,9 @@ class FakeWorker:
 
     def receive(self, timeout, what=""):
         return self.session.messages.pop(0)
+
+    def checked(self):
+        self.session.said_checked = getattr(self.session, "said_checked", 0) + 1
 
     def output_tail(self):
         return ""
@@ -335,6 +341,32 @@ def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(
 
     bench_case(FakeRunner(), FakeWorker(Watching(side_stream)), CASE, check=True)
     assert len(busy_when) > 10 and not any(busy_when)
+
+
+def test_no_timed_call_runs_while_the_judge_checks_a_verified_one():
+    """The judge runs its reference on the same GPU: after each verify the worker waits for the
+    judge's ``checked`` before its next timed call (judge rank read matmuls up to 2x slow when
+    the two overlapped), and the judge says it once per verify."""
+    order = []
+
+    class Ordered(RecordingSession):
+        def arguments(self, params, seed):
+            order.append("draw")
+            return super().arguments(params, seed)
+
+        def send_tensors(self, header, args, outputs_only=False):
+            order.append(header.get("op"))
+            super().send_tensors(header, args, outputs_only)
+
+        def await_checked(self):
+            order.append("checked")
+            super().await_checked()
+
+    session = Ordered(honest)
+    bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+    verifies = [i for i, what in enumerate(order) if what == "verify"]
+    assert len(verifies) >= 3 and all(order[i + 1] == "checked" for i in verifies)
+    assert session.said_checked == len(verifies) == session.checked_waits
 
 
 def test_a_forged_audit_list_is_a_runtime_error_not_a_crash_of_the_judge():

@@ -61,6 +61,7 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
         if check:
             index = _verified_call(runner, case, header, blobs, case_seed, problems)
             verified.add(index)
+            _say_checked(worker)  # the worker waits for this: its next timed call starts now
     if problems:
         raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0]
                            + (UNWRITTEN_WHEN_TIMED if "never written" in problems[0] else ""))
@@ -99,6 +100,13 @@ def _check_bench_done(done: dict, verified: set, check: bool) -> None:
     if check and len(samples) + dropped - 1 not in verified:
         raise BenchFailure(Verdict.RUNTIME_ERROR, "the last timed call was not sent back for checking "
                                                   "(the worker's reply was tampered with)")
+
+
+def _say_checked(worker) -> None:
+    try:
+        worker.checked()
+    except WorkerCrashed as exc:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, f"{exc}\n{worker.output_tail()}".strip()) from None
 
 
 def _exchange(worker, method, *args):

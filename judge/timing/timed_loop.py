@@ -18,7 +18,9 @@ this is it:
    samples are kept and counted.  A few untimed calls settle the guard first.
 3. Calls picked by ``VerifyPlan`` are also audited by the host clock
    (``audited_call``); their outputs, and the last call's, are sent to the
-   judge, which checks them against its own reference.
+   judge, which checks them against its own reference; the loop waits for the
+   judge's ``checked`` before the next timed call (the reference runs on the
+   same GPU).  Every call ends with a device-wide synchronize.
 4. ``StoppingRule`` decides after each call: at least 10 calls, then until the
    95 % CI of the median is within +-1 % or the time budget is spent (time
    spent sending results to the judge does not count).
@@ -95,6 +97,7 @@ def run(session, header: dict) -> None:
             _synchronize()
             session.send_tensors({"ok": True, "op": "verify", "call": index, "seed": seed}, args,
                                  outputs_only=True)
+            session.await_checked()  # the judge's reference must not share the GPU with the next timed call
             verified += 1
             last_message = session.clock()
             verifying_s += last_message - sent

@@ -213,6 +213,11 @@ class Worker:
         """Wait for the next message of a multi-message reply (``bench``)."""
         return self._receive(timeout, what)
 
+    def checked(self) -> None:
+        """Tell a timing worker that its last ``verify`` is checked: it waits for this before its next
+        timed call, so the judge's reference never runs on the GPU while the solution is timed."""
+        self._send({"op": "checked"})
+
     def _send(self, header: dict) -> None:
         try:
             self._free_area()

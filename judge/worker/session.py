@@ -130,6 +130,20 @@ class Session:
         else:
             self.reply(header, [_to_bytes(t) for t in tensors])
 
+    def await_checked(self) -> None:
+        """Wait until the judge has checked the ``verify`` just sent (its ``checked``; an
+        ``area_free`` may come first).  The judge runs its reference on the same GPU: timing the
+        next call meanwhile would time the two together (judge rank read matmuls up to 2x slow)."""
+        while True:
+            header, _ = protocol.receive(self.request_fd)
+            op = header.get("op")
+            if op == "checked":
+                return
+            if op != "area_free":
+                raise protocol.ProtocolError(f"expected checked from the judge, got {op!r}")
+            if self.area is not None:
+                self.area.owed = False
+
     def await_area_free(self) -> None:
         """Wait until the judge is done with the area's last contents (its ``area_free``)."""
         if not self.area.owed:
