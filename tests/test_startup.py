@@ -13,6 +13,7 @@ import textwrap
 from click.testing import CliRunner
 
 from judge.cli import main
+from judge.judging import runner
 
 from conftest import CHALLENGES, ROOT
 
@@ -80,3 +81,17 @@ def test_the_entry_point_keeps_exit_codes_and_output(tmp_path):
                              env=env, timeout=60)
     assert unknown.returncode == 2 and "no_such_challenge" in unknown.stderr
     assert version.returncode == 0 and version.stdout.startswith("judge, version")
+
+
+def test_the_driver_version_is_read_as_nvidia_smi_prints_it():
+    lines = {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs@U16)  "
+             "Tue Mar 25 18:31:25 UTC 2025": "570.133.20",
+             "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 22:20:39 UTC 2023": "535.54.03"}
+    for line, version in lines.items():
+        assert runner._DRIVER_VERSION.search(line).group(1) == version
+
+
+def test_the_judge_reports_triton_without_importing_it():
+    import triton
+
+    assert runner._triton_version() == triton.__version__
