@@ -12,6 +12,7 @@ import sys
 from judge.cli.base import JudgeGroup, main_group
 from judge.cli import challenges as _challenges  # noqa: F401 - registers list/show/init
 from judge.cli import run as _run  # noqa: F401 - registers run
+from judge.cli import watch as _watch  # noqa: F401 - registers watch
 from judge.cli import authoring as _authoring  # noqa: F401 - registers new and validate
 from judge.cli import grade as _grade  # noqa: F401 - registers grade
 from judge.cli import rank as _rank  # noqa: F401 - registers rank and sweep
