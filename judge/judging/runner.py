@@ -174,6 +174,7 @@ class Runner:
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
         self.worker: Worker | None = None
         self.early_worker: Worker | None = None  # spawned before torch was imported (judge_solution)
+        self.baseline = None  # the torch baseline's worker when it will be timed (benchmark_stage.BaselineWorker)
         self.reference: Reference | None = None
         self.first_call = True
         self.shrunk = False
@@ -192,6 +193,7 @@ class Runner:
             raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
                                   "and the size limits")
         self.events.started(result, len(cases))
+        self.spawn_baseline()
         self.note_caps()
         self.reference = Reference(self.spec, self.device)
         if not self.start_worker():
@@ -262,7 +264,22 @@ class Runner:
             self.worker.start(self.options.compile_timeout)
             self.first_call = True  # a fresh process compiles (or loads from cache) again
 
+    def spawn_baseline(self) -> None:
+        """On a GPU, when the torch baseline is not cached: its worker imports while the tests run."""
+        if self.interpret or not self.options.benchmark:
+            return
+        from judge.timing.benchmark_stage import BaselineWorker, baseline_needed
+
+        if baseline_needed(self, benchmark_cases(self.spec)):
+            try:
+                self.baseline = BaselineWorker(self)
+            except OSError:
+                self.baseline = None  # made again when it is needed, as before
+
     def close(self) -> None:
+        if self.baseline is not None:
+            self.baseline.stop()
+            self.baseline = None
         if self.early_worker is not None:  # never taken: the run ended before it started a worker
             self.early_worker.stop()
             self.early_worker = None
