@@ -75,7 +75,7 @@ class WatchOutput:
 @bench_options
 @remeasure_option
 @click.option("--poll", is_flag=True,
-              help="Look at the file's time stamp every 0.25 s instead of asking the operating system "
+              help="Look at the file's time stamp every 0.1 s instead of asking the operating system "
                    "(the way without the optional watchfiles package).")
 @history_options
 def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,

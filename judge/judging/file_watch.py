@@ -17,10 +17,10 @@ from pathlib import Path
 
 __all__ = ["FileWatcher", "signature", "have_watchfiles"]
 
-POLL_S = 0.25
+POLL_S = 0.1  # a stat() ten times a second costs nothing measurable
 # A save is judged once the file has stopped changing for this long: an editor
 # that writes in pieces is not judged half-written.
-SETTLE_S = 0.1
+SETTLE_S = 0.05
 
 
 def signature(path: Path) -> tuple | None:
