@@ -1,6 +1,6 @@
 """``python -m judge``: the same CLI as the ``judge`` command."""
 
-from judge.cli import main
+from judge.cli import entry
 
 if __name__ == "__main__":
-    main(prog_name="judge")
+    entry()

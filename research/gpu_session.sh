@@ -15,6 +15,7 @@
 #   bash research/gpu_session.sh guard     the guard kernel's probe, guard-shadow cheats, every GPU test
 #   bash research/gpu_session.sh barrier   the guard kernel's probe, guard-shadow cheats, a few GPU tests (short of time)
 #   bash research/gpu_session.sh proof2    the guard kernel's probe, guard-shadow cheats, quick timing proof
+#   bash research/gpu_session.sh startup   the judge's own overhead (judge_overhead.py), the deadline and baseline GPU tests
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -113,6 +114,11 @@ proof)
   python3 -c "import sys; sys.path.insert(0, 'research'); from tiny_diag import spec_text
 open(sys.argv[1], 'w').write(spec_text(8192))" "$OUT/transpose_tiny.yaml"
   part tiny_run 60 env NO_COLOR=1 COLUMNS=120 judge run "$OUT/transpose_tiny.yaml" solutions/transpose/tuned.py --seed 1
+  ;;
+startup)
+  part overhead 480 python3 scripts/judge_overhead.py --out "$OUT/overhead.json"
+  part startup_tests 200 python3 -m pytest -m gpu tests/test_gpu.py -q -p no:cacheprovider \
+    -k "baseline or hang_in_the_first_call or slow_compile"
   ;;
 esac
 ls -la "$FINAL_OUT"

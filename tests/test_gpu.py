@@ -184,3 +184,75 @@ def test_gpu_memory_storm_is_a_clear_runtime_error():
     assert "out of memory" in result.message.lower() or "OutOfMemoryError" in result.message
     again = run(load_challenge("transpose"), EXAMPLES / "transpose/tiled.py", benchmark=False)
     assert again.verdict == Verdict.ACCEPTED  # the GPU is usable afterwards
+
+
+def test_an_uncached_torch_baseline_is_timed_by_a_worker_spawned_with_the_run(tmp_path, monkeypatch):
+    """Its worker imports while the tests run, is loaded before the solution is timed,
+    and is stopped with the run (issue 16)."""
+    from judge.timing import benchmark_stage
+
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
+    made = []
+    real = benchmark_stage.BaselineWorker.__init__
+
+    def spy(self, runner):
+        real(self, runner)
+        made.append((self, runner.result.tests == []))
+
+    monkeypatch.setattr(benchmark_stage.BaselineWorker, "__init__", spy)
+    spec = small_bench_spec("transpose", "  - {name: sq, rows: 2048, cols: 2048}\n")
+    result = run(spec, EXAMPLES / "transpose/tuned.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert len(made) == 1 and made[0][1], "spawned once, before the first test"
+    assert made[0][0].worker.process is None and result.benchmarks[0]["torch_median_ms"] > 0
+    again = run(spec, EXAMPLES / "transpose/tuned.py")  # now cached: no baseline worker at all
+    assert len(made) == 1 and again.benchmarks[0]["torch_cached"]
+
+
+@pytest.mark.parametrize("timeout", [3.0])
+def test_a_hang_in_the_first_call_on_the_gpu_is_stopped_at_the_per_call_timeout(timeout):
+    import time
+
+    spec = small_bench_spec("transpose", "  - {name: sq, rows: 256, cols: 256}\n")
+    started = time.monotonic()
+    result = run(spec, SOLUTIONS / "transpose_hang.py", timeout=timeout)
+    assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
+    assert f"did not finish within {timeout:g} s" in result.tests[0].message
+    assert time.monotonic() - started < 30
+
+
+def test_a_real_slow_compile_is_not_counted_against_the_per_call_timeout(tmp_path, monkeypatch):
+    """A fresh Triton cache and a kernel unrolled to compile for seconds, with a 1 s
+    per-call timeout: accepted, because the compile is reported and not counted."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    solution = tmp_path / "slow_compile.py"
+    solution.write_text(SLOW_COMPILE)
+    spec = small_bench_spec("transpose", "  - {name: sq, rows: 256, cols: 256}\n")
+    result = run(spec, solution, timeout=1.0, benchmark=False)  # the worker inherits TRITON_CACHE_DIR
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert result.phases_s["first_call"] > 1.0, "the compile took longer than the per-call timeout"
+
+
+# A transpose whose kernel XORs its bits with a constant twice, 4000 times over,
+# fully unrolled: bit-identical results, and seconds of code generation.
+SLOW_COMPILE = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(x, y, rows, cols, B: tl.constexpr):
+    r = tl.program_id(0) * B + tl.arange(0, B)
+    c = tl.program_id(1) * B + tl.arange(0, B)
+    m = (r[:, None] < rows) & (c[None, :] < cols)
+    bits = tl.load(x + r[:, None] * cols + c[None, :], mask=m).to(tl.int32, bitcast=True)
+    for i in tl.static_range(4000):
+        bits = bits ^ (i + 1)
+        bits = bits ^ (i + 1)
+    tile = bits.to(tl.float32, bitcast=True)
+    tl.store(y + c[:, None] * rows + r[None, :], tl.trans(tile), mask=(c[:, None] < cols) & (r[None, :] < rows))
+
+
+def solve(input, output, rows, cols):
+    _k[(triton.cdiv(rows, 32), triton.cdiv(cols, 32))](input, output, rows, cols, B=32)
+'''

@@ -5,9 +5,14 @@ Each command group lives in its own module and registers itself here.
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
+
 from judge.cli.base import JudgeGroup, main_group
 from judge.cli import challenges as _challenges  # noqa: F401 - registers list/show/init
 from judge.cli import run as _run  # noqa: F401 - registers run
+from judge.cli import watch as _watch  # noqa: F401 - registers watch
 from judge.cli import authoring as _authoring  # noqa: F401 - registers new and validate
 from judge.cli import grade as _grade  # noqa: F401 - registers grade
 from judge.cli import rank as _rank  # noqa: F401 - registers rank and sweep
@@ -15,4 +20,28 @@ from judge.cli import history as _history  # noqa: F401 - registers leaderboard 
 
 main = main_group
 
-__all__ = ["main", "JudgeGroup"]
+__all__ = ["main", "entry", "JudgeGroup"]
+
+
+def entry(args: list[str] | None = None) -> None:
+    """The ``judge`` console script and ``python -m judge``: the click group, then a quick exit.
+
+    Tearing down an interpreter that imported torch takes about a second (module
+    finalisation, not work of the judge's): after the command has finished and
+    the exit handlers have run, the output is flushed and the process ends at once.
+    """
+    try:
+        main_group.main(args=args, prog_name="judge")  # standalone mode: always ends in SystemExit
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is not None and not isinstance(code, int):  # sys.exit("message"), as Python prints it
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()  # history connections, temporary folders, logging
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (judge list | head): nothing left to say
+            pass
+    os._exit(code or 0)

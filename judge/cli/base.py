@@ -89,9 +89,11 @@ def judging_options(func):
         interpret_option,
         click.option("--device", default=None, help="CUDA device, e.g. cuda:1 (default cuda:0)."),
         click.option("--timeout", type=click.FloatRange(0.1), default=None,
-                     help="Seconds allowed per solve() call [default: 30 on GPU, 60 in CPU mode]."),
+                     help="Seconds allowed per solve() call, not counting Triton's compiling and autotuning "
+                          "[default: 30 on GPU, 60 in CPU mode]."),
         click.option("--compile-timeout", type=click.FloatRange(1), default=180.0, show_default=True,
-                     help="Seconds for loading the solution and for its first call (JIT compile, autotuning)."),
+                     help="Seconds for loading the solution, and the most one call may take with its "
+                          "compiling and autotuning."),
     ]):
         func = decorator(func)
     return func
@@ -106,6 +108,12 @@ def bench_options(func):
     ]):
         func = decorator(func)
     return func
+
+
+def remeasure_option(func):
+    return click.option("--remeasure-peaks", is_flag=True,
+                        help="Measure the device's copy and matmul peaks and the torch baselines again "
+                             "(both are cached).")(func)
 
 
 def current_search_path():

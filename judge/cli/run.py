@@ -9,7 +9,8 @@ import click
 from judge.report.console import make_console, plain_wanted, render_run
 from judge.report.json_export import run_to_json
 from judge.judging.verdict import exit_code_for
-from judge.cli.base import UserError, check_solution_file, challenge_argument, judging_options, json_option, load_spec_or_exit, main_group
+from judge.cli.base import UserError, bench_options, check_solution_file, challenge_argument, judging_options, \
+    json_option, load_spec_or_exit, main_group, remeasure_option
 from judge.cli.history import history_options, record_results
 
 
@@ -74,11 +75,8 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @click.argument("solution", metavar="SOLUTION")
 @judging_options
 @json_option
-@click.option("--no-bench", is_flag=True, help="Check correctness only; skip the timed benchmarks.")
-@click.option("--bench-budget", type=click.FloatRange(0.1), default=2.0, show_default=True,
-              help="Seconds of timed calls per benchmark case, at most (after at least 10 calls).")
-@click.option("--remeasure-peaks", is_flag=True,
-              help="Measure the device's copy and matmul peaks and the torch baselines again (both are cached).")
+@bench_options
+@remeasure_option
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, remeasure_peaks, db_path, no_history) -> None:

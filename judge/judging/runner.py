@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import platform
 import random
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -38,7 +39,10 @@ class Options:
     interpret: bool = False
     device: str | None = None  # "cuda:0"...; None picks cuda:0, or cpu in interpret mode
     timeout: float | None = None  # per call; None: 30 s on GPU, 60 s in interpret mode
-    compile_timeout: float = 180.0  # the first call of a run (JIT compile, autotuning) and start-up
+    # Loading the solution, and the most any call may take with its compiles: a call's own
+    # time is bounded by ``timeout``, the compiles and autotuning it reports are not counted
+    # against that (judge/worker/deadline.py), and all of it together by this.
+    compile_timeout: float = 180.0
     shrink_budget: int | None = None  # calls spent searching a smaller failing size
     benchmark: bool = True
     bench_budget_s: float = 2.0  # per benchmark case (judge/timing)
@@ -46,8 +50,11 @@ class Options:
     worker_env: dict = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
 
-    def call_timeout(self) -> float:
-        return self.timeout if self.timeout is not None else (60.0 if self.interpret else 30.0)
+    def call_timeout(self, interpret: bool | None = None) -> float:
+        """``timeout``, else the default of the mode: ``interpret`` is the mode the run
+        detected (CPU mode without a GPU even when ``--interpret`` was not given)."""
+        interpret = self.interpret if interpret is None else interpret
+        return self.timeout if self.timeout is not None else (60.0 if interpret else 30.0)
 
 
 @dataclass
@@ -94,9 +101,7 @@ def detect_mode(options: Options) -> tuple[bool, str]:
 
 
 def environment(device: str) -> dict:
-    import triton
-
-    env = {"judge": __version__, "torch": torch.__version__, "triton": triton.__version__,
+    env = {"judge": __version__, "torch": torch.__version__, "triton": _triton_version(),
            "python": platform.python_version(), "host": platform.node()}
     if device.startswith("cuda"):
         props = torch.cuda.get_device_properties(torch.device(device))
@@ -105,7 +110,38 @@ def environment(device: str) -> dict:
     return env
 
 
+def _triton_version() -> str:
+    """Triton's version from its package metadata: the judge's own process never
+    needs triton itself, and importing it only for this costs a third of a second."""
+    from importlib import metadata
+
+    for name in ("triton", "pytorch-triton", "pytorch-triton-rocm"):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    import triton
+
+    return triton.__version__
+
+
 def _driver_version() -> str:
+    """The NVIDIA driver's version, as ``nvidia-smi`` prints it (a peaks cache key):
+    read from /proc where the kernel module says it, which costs no process."""
+    try:
+        with open("/proc/driver/nvidia/version", encoding="utf-8", errors="replace") as f:
+            found = _DRIVER_VERSION.search(f.readline())
+        if found:
+            return found.group(1)
+    except OSError:
+        pass
+    return _driver_version_from_smi()
+
+
+_DRIVER_VERSION = re.compile(r"\s(\d+\.\d+(?:\.\d+)?)\s")
+
+
+def _driver_version_from_smi() -> str:
     try:
         import subprocess
 
@@ -138,6 +174,7 @@ class Runner:
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
         self.worker: Worker | None = None
         self.early_worker: Worker | None = None  # spawned before torch was imported (judge_solution)
+        self.baseline = None  # the torch baseline's worker when it will be timed (benchmark_stage.BaselineWorker)
         self.reference: Reference | None = None
         self.first_call = True
         self.shrunk = False
@@ -156,6 +193,7 @@ class Runner:
             raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
                                   "and the size limits")
         self.events.started(result, len(cases))
+        self.spawn_baseline()
         self.note_caps()
         self.reference = Reference(self.spec, self.device)
         if not self.start_worker():
@@ -226,7 +264,22 @@ class Runner:
             self.worker.start(self.options.compile_timeout)
             self.first_call = True  # a fresh process compiles (or loads from cache) again
 
+    def spawn_baseline(self) -> None:
+        """On a GPU, when the torch baseline is not cached: its worker imports while the tests run."""
+        if self.interpret or not self.options.benchmark:
+            return
+        from judge.timing.benchmark_stage import BaselineWorker, baseline_needed
+
+        if baseline_needed(self, benchmark_cases(self.spec)):
+            try:
+                self.baseline = BaselineWorker(self)
+            except OSError:
+                self.baseline = None  # made again when it is needed, as before
+
     def close(self) -> None:
+        if self.baseline is not None:
+            self.baseline.stop()
+            self.baseline = None
         if self.early_worker is not None:  # never taken: the run ended before it started a worker
             self.early_worker.stop()
             self.early_worker = None
@@ -257,11 +310,6 @@ class Runner:
             self.result.tests.append(skipped)
             self.events.case_finished(skipped)
 
-    def call_timeout(self) -> float:
-        limit = self.options.compile_timeout if self.first_call else self.options.call_timeout()
-        self.first_call = False
-        return limit
-
     def run_case(self, case: Case, call_index: int = 0) -> CaseResult:
         """Run solve() once on ``case`` and check everything it returned."""
         seed = call_seed(self.seed, case.name, call_index)
@@ -269,9 +317,10 @@ class Runner:
         try:
             self.ensure_worker()
             self.worker.expect_reply(self.reference.reply_sizes(case.params))
+            self.first_call = False
             header, blobs = self.worker.request(
-                {"op": "call", "params": case.params, "seed": seed}, self.call_timeout(),
-                f"solve() on {case.label()}")
+                {"op": "call", "params": case.params, "seed": seed}, self.options.call_timeout(self.interpret),
+                f"solve() on {case.label()}", cap=self.options.compile_timeout)
             if first:  # the first call compiles (JIT) and autotunes
                 self.result.phases_s.setdefault("first_call", time.perf_counter() - started)
         except SubmissionInvalid as exc:

@@ -166,6 +166,10 @@ def run_benchmarks(runner, cases: list) -> None:
     """Fill ``runner.result.benchmarks``; a failure there rejects the solution."""
     result = runner.result
     started = time.perf_counter()
+    if runner.baseline is not None:  # loaded now, so that it is idle while the solution is timed
+        runner.baseline.ready(runner.options.compile_timeout)
+    result.phases_s["baseline_ready"] = time.perf_counter() - started
+    started = time.perf_counter()
     peaks = get_peaks(runner.device, result.environment, runner.options.remeasure_peaks)
     result.environment["peaks"] = peaks
     result.phases_s["peaks"] = time.perf_counter() - started
@@ -212,25 +216,61 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
         _measure_baselines(runner, missing)
 
 
-def _measure_baselines(runner, missing: list) -> None:
-    with tempfile.TemporaryDirectory(prefix="judge-baseline-") as tmp:
-        worker = runner.new_worker(baseline_file(runner.spec, tmp))
+class BaselineWorker:
+    """The torch baseline's worker, spawned when a run starts if a baseline is not
+    cached, so that its imports (seconds, on a fresh machine) overlap the solution's
+    functional tests instead of following its benchmarks.  ``ready`` loads it before
+    the solution's timed calls, so that it sits idle while they are timed."""
+
+    def __init__(self, runner):
+        self.tmp = tempfile.TemporaryDirectory(prefix="judge-baseline-")
+        self.worker = runner.new_worker(baseline_file(runner.spec, self.tmp.name))
+        self.worker.spawn()
+        self.started, self.problem = False, None
+
+    def ready(self, timeout: float) -> None:
         try:
-            worker.start(runner.options.compile_timeout)
-            for entry, case, key in missing:
-                started = time.perf_counter()
-                try:
-                    summary = timing_summary(bench_case(runner, worker, case, check=False))
-                except BenchFailure as exc:
-                    entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
-                    continue
-                _add_torch(entry, summary)
-                store_baseline(key, {k: summary[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")})
-                entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
+            self.worker.start(timeout)
+            self.started = True
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
-            runner.result.notes.append(f"the torch baseline could not be timed: {exc}")
-        finally:
-            worker.stop()
+            self.problem = exc
+
+    def stop(self) -> None:
+        self.worker.stop()
+        self.tmp.cleanup()
+
+
+def baseline_needed(runner, cases: list) -> bool:
+    """Whether some benchmark case's torch baseline is not cached (so a run times it)."""
+    if runner.options.remeasure_peaks:
+        return bool(cases)
+    return any(cached_baseline(baseline_key(runner.result.environment, runner.spec, c.params,
+                                            runner.options.bench_budget_s)) is None for c in cases)
+
+
+def _measure_baselines(runner, missing: list) -> None:
+    baseline = runner.baseline or BaselineWorker(runner)
+    runner.baseline = None
+    try:
+        if not baseline.started and baseline.problem is None:
+            baseline.ready(runner.options.compile_timeout)
+        if baseline.problem is not None:
+            runner.result.notes.append(f"the torch baseline could not be timed: {baseline.problem}")
+            return
+        for entry, case, key in missing:
+            started = time.perf_counter()
+            try:
+                summary = timing_summary(bench_case(runner, baseline.worker, case, check=False))
+            except BenchFailure as exc:
+                entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
+                continue
+            _add_torch(entry, summary)
+            store_baseline(key, {k: summary[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")})
+            entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
+    except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
+        runner.result.notes.append(f"the torch baseline could not be timed: {exc}")
+    finally:
+        baseline.stop()
 
 
 def _add_torch(entry: dict, torch_timing: dict) -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 __all__ = ["cache_dir", "peak_key", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
-           "store_baseline"]
+           "store_baseline", "read_cache", "write_cache"]
 
 
 def cache_dir() -> Path:
@@ -117,14 +117,16 @@ PEAKS_METHOD = 3
 _LOCK = threading.RLock()
 
 
-def _read(path: Path) -> dict:
+def read_cache(path: Path) -> dict:
+    """A JSON cache file's contents; {} when it is missing or unreadable."""
     try:
         return json.loads(path.read_text()) if path.exists() else {}
     except (OSError, ValueError):
         return {}
 
 
-def _write(path: Path, data: dict) -> None:
+def write_cache(path: Path, data: dict) -> None:
+    """Replace a JSON cache file atomically; an unwritable cache is silently skipped."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -144,15 +146,15 @@ def baseline_key(environment: dict, spec, params: dict, budget_s: float) -> str:
 
 
 def cached_baseline(key: str) -> dict | None:
-    return _read(cache_dir() / "baselines.json").get(key)
+    return read_cache(cache_dir() / "baselines.json").get(key)
 
 
 def store_baseline(key: str, summary: dict) -> None:
     path = cache_dir() / "baselines.json"
     with _LOCK:
-        data = _read(path)
+        data = read_cache(path)
         data[key] = summary
-        _write(path, data)
+        write_cache(path, data)
 
 
 def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
@@ -160,10 +162,10 @@ def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
     path = cache_dir() / "peaks.json"
     key = peak_key(environment)
     with _LOCK:
-        cached = _read(path)
+        cached = read_cache(path)
         if cached.get(key, {}).get("method") == PEAKS_METHOD and not remeasure:
             return dict(cached[key], cached=True)
         peaks = dict(measure_peaks(device), method=PEAKS_METHOD)
         cached[key] = peaks
-        _write(path, cached)
+        write_cache(path, cached)
     return dict(peaks, cached=False)

@@ -20,6 +20,10 @@ import time
 _perf_counter = time.perf_counter
 _monotonic = time.monotonic
 
+# The device the judge spawned this worker for (judge/worker/client.py), named
+# before the init message so that the CUDA context can be made in advance.
+WARM_DEVICE_ENV = "JUDGE_WORKER_WARM_DEVICE"
+
 
 def main(argv: list[str]) -> int:
     request_fd, response_fd = int(argv[0]), int(argv[1])
@@ -27,6 +31,7 @@ def main(argv: list[str]) -> int:
     from judge.worker.area import WorkerArea
 
     area = WorkerArea(int(argv[2])) if len(argv) > 2 else None
+    session.warm_up(os.environ.get(WARM_DEVICE_ENV, ""))  # while the judge is still busy
     header, _ = protocol.receive(request_fd)
     worker = session.Session(header, response_fd, _perf_counter, request_fd, area)
     if not worker.start():

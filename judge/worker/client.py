@@ -14,6 +14,7 @@ from pathlib import Path
 
 from judge.worker import protocol
 from judge.worker.area import AreaError, JudgeArea, span
+from judge.worker.deadline import CallDeadline
 from judge.worker.limits import Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spawn_early", "gpu_likely"]
@@ -144,8 +145,10 @@ class Worker:
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no __pycache__ beside the user's file
         if self.interpret:
             env["TRITON_INTERPRET"] = "1"
+            env.pop("JUDGE_WORKER_WARM_DEVICE", None)
         else:
             env.pop("TRITON_INTERPRET", None)
+            env["JUDGE_WORKER_WARM_DEVICE"] = self.device  # judge/worker/__main__.py: context made early
         env.update(self.extra_env)
         return env
 
@@ -200,14 +203,18 @@ class Worker:
         if self.area is not None:
             self.area.reserve(span(sizes))  # refused: the worker sends through the pipe
 
-    def request(self, header: dict, timeout: float, what: str = "the call") -> tuple[dict, list]:
+    def request(self, header: dict, timeout: float, what: str = "the call",
+                cap: float | None = None) -> tuple[dict, list]:
         """Send a request and wait at most ``timeout`` seconds for its answer.
 
-        Call ``expect_reply`` first.  The blobs of a reply (views of the shared area)
-        are valid until the next ``request`` or ``receive`` on this worker.
+        With ``cap``, the time the worker reports compiling (or autotuning) does
+        not count against ``timeout``, up to ``cap`` seconds in all
+        (judge/worker/deadline.py).  Call ``expect_reply`` first.  The blobs of a
+        reply (views of the shared area) are valid until the next ``request`` or
+        ``receive`` on this worker.
         """
         self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0))
-        return self._receive(timeout, what)
+        return self._receive(timeout, what, cap)
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
         """Wait for the next message of a multi-message reply (``bench``)."""
@@ -230,10 +237,11 @@ class Worker:
             self._area_owed = False
             protocol.send(self._request_w, {"op": "area_free"})
 
-    def _receive(self, timeout: float, what: str) -> tuple[dict, list]:
+    def _receive(self, timeout: float, what: str, cap: float | None = None) -> tuple[dict, list]:
+        clock = CallDeadline(time.monotonic(), timeout, cap)
         try:
             self._free_area()
-            header, blobs = protocol.receive(self._response_r, time.monotonic() + timeout, self.max_blob)
+            header, blobs = self._next_reply(clock)
             if "area" in header:
                 return header, self._area_blobs(header, blobs)
             return header, blobs
@@ -241,13 +249,23 @@ class Worker:
             raise WorkerCrashed(self._death_message(f"during {what}")) from None
         except protocol.Timeout:
             self._kill()
-            raise WorkerTimeout(f"{what} did not finish within {timeout:g} s; the worker was killed") from None
+            raise WorkerTimeout(clock.explain(what, time.monotonic())) from None
         except protocol.ProtocolError as exc:
             if not isinstance(exc, protocol.Closed):  # it is talking nonsense, not dead
                 self._kill()
                 raise WorkerCrashed(f"malformed reply from the solution's process during {what}: {exc}; "
                                     "it was stopped") from None
             raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
+
+    def _next_reply(self, clock: CallDeadline) -> tuple[dict, list]:
+        """The next message that is not a ``progress`` report; each report moves the deadline."""
+        while True:
+            header, blobs = protocol.receive(self._response_r, clock.deadline(), self.max_blob)
+            if header.get("op") != "progress":
+                return header, blobs
+            if blobs:
+                raise protocol.ProtocolError("a progress report carried data")
+            clock.note(header, time.monotonic())
 
     def _area_blobs(self, header: dict, blobs: list) -> list:
         """The reply's blobs as views of the shared area, each checked to lie inside it."""

@@ -12,7 +12,7 @@ import sys
 import torch
 
 from judge.challenge import tensors as tensor_args
-from judge.worker import loader, protocol
+from judge.worker import compile_events, loader, protocol
 from judge.worker.area import WorkerArea, span
 from judge.worker.limits import Limits, apply_rlimits
 from judge.timing import timed_loop
@@ -20,6 +20,25 @@ from judge.timing import timed_loop
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
 _to_bytes = tensor_args.to_bytes
+
+
+def warm_up(device: str) -> None:
+    """Create the CUDA context on ``device`` and load Triton's driver helpers before
+    the judge's init message arrives: an early-spawned worker does this while the
+    judge is still importing torch, instead of after.  Nothing of the solution has
+    run yet; a failure here is left for ``Session.start`` to meet and report.
+    """
+    if not device.startswith("cuda"):
+        return
+    try:
+        torch.cuda.set_device(torch.device(device))
+        _synchronize()  # makes the primary context
+        from triton.runtime import driver
+
+        driver.active.get_current_device()
+        driver.active.utils  # noqa: B018 - loads (on a fresh machine: builds) the launcher helpers
+    except Exception:  # noqa: BLE001
+        pass
 
 
 class Session:
@@ -46,6 +65,7 @@ class Session:
                 torch.cuda.set_per_process_memory_fraction(float(self.init.get("gpu_memory_fraction", 0.75)))
             else:
                 loader.patch_autotuner_for_interpreter()
+            compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             self.solve = loader.load_solve(self.init["solution"], len(names), names)

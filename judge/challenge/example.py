@@ -1,0 +1,51 @@
+"""The worked example that ``judge show`` prints: the reference run on the
+spec's example sizes with small integer inputs.
+
+Computing it needs torch (seconds to import), so ``judge show`` keeps the text
+in a cache keyed by ``example_key``; only the first ``show`` of a spec (or of
+a new torch version) pays for the import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import metadata
+
+from judge import __version__
+
+__all__ = ["example_key", "example_text"]
+
+
+def _installed(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def example_key(spec) -> str:
+    """What the example depends on: the spec's text and variant, torch (its random
+    generator draws the inputs), and the judge (how inputs are made)."""
+    digest = hashlib.sha256(spec.text.encode()).hexdigest()[:24]
+    return f"{spec.name}|{digest}|torch {_installed('torch')}|judge {__version__}"
+
+
+def example_text(spec) -> str:
+    """Sizes, inputs and the reference's outputs on ``spec.example`` (imports torch)."""
+    import torch
+
+    from judge.challenge.spec import Tensor
+    from judge.challenge.tensors import make_arguments
+    from judge.judging.reference import Reference
+
+    args = make_arguments(spec, spec.example, seed=0, device="cpu")
+    for value, p in zip(args, spec.parameters):
+        if isinstance(p, Tensor) and p.role != "out" and value.dtype.is_floating_point:
+            value.copy_(torch.arange(1, value.numel() + 1, dtype=value.dtype).reshape(value.shape))
+    lines = [f"{p.name} = {value.tolist()}" for value, p in zip(args, spec.parameters)
+             if isinstance(p, Tensor) and p.role != "out"]
+    expected = Reference(spec, "cpu").expected(args)
+    lines += [f"{name} = {t.to(torch.float32).tolist() if t.dtype.is_floating_point else t.tolist()}"
+              for name, t in expected.items()]
+    sizes = ", ".join(f"{k}={v}" for k, v in spec.example.items())
+    return f"{sizes}\n" + "\n".join(lines)

@@ -1,0 +1,128 @@
+"""``judge watch CHALLENGE SOLUTION``: judge the file, then again on every save.
+
+The process stays warm (torch imported, peaks and baselines cached), and the
+next judgement's worker is spawned as soon as a judgement ends, so that it has
+imported torch and triton by the time the file is saved.  Each judgement is a
+``judge run`` in every other respect: a fresh worker loads the file as it is
+then, and the checks and the timing are the same.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import sys
+import time
+
+import click
+from rich.markup import escape
+
+from judge.cli.base import UserError, bench_options, challenge_argument, check_solution_file, judging_options, \
+    json_option, load_spec_or_exit, main_group, remeasure_option
+from judge.cli.history import history_options, record_results
+from judge.cli.run import build_options, judge_with_progress
+from judge.report.console import make_console, plain_wanted
+
+EXIT_INTERRUPTED = 130
+
+
+class WatchOutput:
+    """Shows each judgement: on a terminal the screen holds the latest only; in a log
+    or a pipe, one block per judgement; with --json, one JSON document per line."""
+
+    def __init__(self, as_json: bool, solution: str, backend: str):
+        self.as_json, self.solution, self.backend = as_json, solution, backend
+        self.console = make_console()
+        self.terminal = not as_json and not plain_wanted(sys.stdout)
+
+    def show(self, result, count: int, changes: list[str]) -> None:
+        if self.as_json:
+            doc = dict(result.as_dict(), watch={"judgement": count, "changes": changes})
+            from judge.report.json_export import run_to_json
+
+            click.echo(json.dumps(json.loads(run_to_json(doc)), separators=(",", ":")))
+            return
+        from judge.report.benchmark_table import render_benchmarks
+        from judge.report.console import render_run
+
+        if self.terminal:
+            self.console.clear()
+        self.console.rule(f"judgement {count} · {time.strftime('%H:%M:%S')}", style="dim")
+        render_run(self.console, result, render_benchmarks)
+        if changes:
+            self.console.print("[bold]since the previous judgement:[/]")
+            for line in changes:
+                style = "bold" if line.startswith("verdict:") else ""
+                self.console.print(f"  [{style}]{escape(line)}[/]" if style else f"  {escape(line)}")
+        self.waiting()
+
+    def waiting(self) -> None:
+        if not self.as_json:
+            self.console.print(f"[dim]watching {escape(self.solution)} ({self.backend}); "
+                               "save it to judge again, Ctrl-C to stop[/]")
+
+    def problem(self, message: str) -> None:
+        click.echo(f"Error: {message}", err=True)
+        self.waiting()
+
+
+@main_group.command("watch")
+@challenge_argument
+@click.argument("solution", metavar="SOLUTION")
+@judging_options
+@json_option
+@bench_options
+@remeasure_option
+@click.option("--poll", is_flag=True,
+              help="Look at the file's time stamp every 0.1 s instead of asking the operating system "
+                   "(the way without the optional watchfiles package).")
+@history_options
+def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
+                  no_bench, bench_budget, remeasure_peaks, poll, db_path, no_history) -> None:
+    """Judge SOLUTION on CHALLENGE, then again each time the file is saved; Ctrl-C stops.
+
+    Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
+    picks it), so that each judgement's times compare with the previous one's.
+    """
+    from judge.comparing.run_changes import changes_between
+    from judge.judging.file_watch import FileWatcher, signature
+    from judge.worker.client import spawn_early
+
+    spec = load_spec_or_exit(challenge)
+    solution = check_solution_file(solution)
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    watcher = FileWatcher(solution, poll)
+    out = WatchOutput(as_json, solution, watcher.backend)
+    early, previous, count = None, None, 0
+    try:
+        early = spawn_early(solution, spec, interpret, device)  # before torch is imported: they overlap
+        while True:
+            judged = signature(watcher.path)
+            try:
+                check_solution_file(solution)
+            except UserError as exc:  # deleted, emptied into a directory...: wait for the next save
+                out.problem(exc.message)
+            else:
+                count += 1
+                options = build_options(seed, interpret, device, timeout, compile_timeout,
+                                        benchmark=not no_bench, bench_budget_s=bench_budget,
+                                        remeasure_peaks=remeasure_peaks and count == 1)
+                result = judge_with_progress(spec, solution, early, options)
+                early = spawn_early(solution, spec, interpret, device)  # imports while the person edits
+                doc = result.as_dict()
+                out.show(result, count, changes_between(previous, doc))
+                previous = doc
+                warning = record_results(db_path, no_history, "run", [doc])
+                if warning:
+                    click.echo(warning, err=True)
+            watcher.wait(judged)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
+        if not as_json:
+            click.echo("\nstopped watching", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        if early is not None:
+            early.stop()
+        watcher.close()
