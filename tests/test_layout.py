@@ -23,7 +23,8 @@ PURE = [
     "judge.challenge.conventions",
     "judge.judging.verdict",
     "judge.timing.stats", "judge.timing.audit", "judge.timing.fills", "judge.timing.seeds", "judge.timing.speed",
-    "judge.comparing.ranking_math", "judge.comparing.leaderboard",
+    "judge.comparing.ranking_math", "judge.comparing.leaderboard", "judge.comparing.run_changes",
+    "judge.worker.deadline",
     "judge.report.json_export", "judge.report.junit",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
