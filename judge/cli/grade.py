@@ -304,6 +304,8 @@ class GradeSession:
         judged = [i for i in todo if not self.entries[i].problem and self.entries[i].spec_path in self.specs]
         for index in (i for i in todo if i not in judged):
             self.done(index, self.grade_one(index, None))
+        if not judged:  # all carried over by --resume, or unjudgeable: no cluster to start
+            return
         try:
             with cluster.connect(address, gpus, jobs, self.settings.interpret, self.console.print) as client:
                 jobs_ = cluster.make_jobs(judged, self.entries, self.specs, self.keys)

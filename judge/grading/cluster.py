@@ -39,6 +39,10 @@ GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask w
 LOCAL = "local"  # --cluster local: a cluster started here
 CANCEL_POLL_S = 1.0  # how often a running task asks the scheduler whether the grade was interrupted
 ALLOWED_FAILURES = 1  # a task whose worker dies is tried once more, then recorded as such
+# A worker holds only the task it runs (Dask's default, 1.1, queues one more on it):
+# a free worker never waits while another has a queue, and a worker that dies
+# takes no innocent queued task's try with it.
+SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0}
 CONNECT_S = 30.0  # to reach a scheduler
 LOCAL_START_S = 120.0  # for a local cluster's workers to start
 
@@ -194,10 +198,11 @@ def _outcome(future, job: Job, settings: GradeSettings) -> dict | None:
     if future.status == "finished":
         return future.result()
     exc = future.exception() if future.status == "error" else None
-    if isinstance(exc, KilledWorker):
-        return worker_died_record(job.entry, settings, ALLOWED_FAILURES + 1)
-    return internal_record(job.entry, settings, f"the Dask task failed ({future.status}): "
-                                                f"{type(exc).__name__ if exc else 'cancelled'}: {exc or ''}".rstrip(": "))
+    if isinstance(exc, KilledWorker):  # the scheduler's allowed-failures, if it says
+        return worker_died_record(job.entry, settings, getattr(exc, "allowed_failures", ALLOWED_FAILURES) + 1)
+    if exc is None:
+        return internal_record(job.entry, settings, f"the Dask scheduler dropped this task ({future.status})")
+    return internal_record(job.entry, settings, f"the Dask task failed: {type(exc).__name__}: {exc}")
 
 
 def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Callable[[int, dict], None],
@@ -215,38 +220,41 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
     resources = None if settings.interpret else {GPU_RESOURCE: 1}
     futures = {client.submit(grade_task, job, settings, cancel.name, key=task_key(job.index, run_id),
                              resources=resources, pure=False): job for job in jobs}
-    remaining = set(futures)
     try:
-        for future in as_completed(futures):
-            remaining.discard(future)
-            record = _outcome(future, futures[future], settings)
-            if record is not None:
-                done(futures[future].index, record)
+        for future in as_completed(list(futures)):
+            _take(future, futures, settings, done)
     except BaseException:
         cancel.set()
-        _drain(client, remaining, futures, settings, done, drain_s)
+        _drain(client, futures, settings, done, drain_s)
         raise
 
 
-def _drain(client, remaining: set, futures: dict, settings: GradeSettings, done, drain_s: float) -> None:
+def _take(future, futures: dict, settings: GradeSettings, done) -> None:
+    """Pass a finished future's record to ``done`` and release it at once: a result
+    left in a worker's memory would be computed again (graded twice) if that worker died."""
+    job = futures.pop(future)
+    record = _outcome(future, job, settings)
+    future.release()
+    if record is not None:
+        done(job.index, record)
+
+
+def _drain(client, futures: dict, settings: GradeSettings, done, drain_s: float) -> None:
     """Keep the records of tasks that finish within ``drain_s`` of an interrupt; further
     Ctrl-C is ignored meanwhile (CI signals twice), then whatever is left is cancelled."""
     from distributed import wait
 
     deadline = time.monotonic() + drain_s
-    while remaining and time.monotonic() < deadline:
+    while futures and time.monotonic() < deadline:
         try:
-            finished = wait(list(remaining), timeout=min(1.0, max(0.01, deadline - time.monotonic())),
+            finished = wait(list(futures), timeout=min(1.0, max(0.01, deadline - time.monotonic())),
                             return_when="FIRST_COMPLETED").done
         except (KeyboardInterrupt, TimeoutError):
             continue
         for future in finished:
-            remaining.discard(future)
-            record = _outcome(future, futures[future], settings) if future.status != "cancelled" else None
-            if record is not None:
-                done(futures[future].index, record)
-    if remaining:
-        client.cancel(list(remaining))
+            _take(future, futures, settings, done)
+    if futures:
+        client.cancel(list(futures))
 
 
 # -- connecting --------------------------------------------------------------------------
@@ -277,12 +285,14 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
 def _start_local(gpus: list[int] | None, jobs: int):
     import logging
 
+    import dask
     from distributed import Nanny, Scheduler, SpecCluster
 
     scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "port": 0, "dashboard": False,
                                                "allowed_failures": ALLOWED_FAILURES}}
     workers = {name: {"cls": Nanny, "options": options} for name, options in worker_specs(gpus, jobs).items()}
-    return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.ERROR, name="judge-grade")
+    with dask.config.set(SCHEDULER_CONFIG):
+        return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.ERROR, name="judge-grade")
 
 
 def check_workers(client, address: str, interpret: bool, say: Callable[[str], None]) -> None:
