@@ -172,6 +172,27 @@ def test_an_interrupt_stops_the_running_tasks_and_keeps_finished_records(threads
     assert records == {0: {"index": 0}} and time.monotonic() - started < 10
 
 
+HELD_BY_THE_WORKER = []
+
+
+def _counting_task(job, settings, cancel_name):
+    HELD_BY_THE_WORKER.append(len(distributed.get_worker().state.tasks))
+    time.sleep(0.05)
+    return {"index": job.index}
+
+
+def test_only_as_many_tasks_as_the_cluster_has_slots_are_submitted(threads_cluster, tmp_path, monkeypatch):
+    """Two threads: the worker never holds more than two of the eight tasks (all
+    at once would queue them on it, where its death would count against each)."""
+    monkeypatch.setattr(cluster, "grade_task", _counting_task)
+    records = {}
+    assert cluster.slots(threads_cluster, interpret=True) == 2 and cluster.slots(threads_cluster, False) == 0
+    cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(8)],
+                             GradeSettings(SEED, interpret=True), records.__setitem__)
+    assert records == {i: {"index": i} for i in range(8)}
+    assert len(HELD_BY_THE_WORKER) == 8 and max(HELD_BY_THE_WORKER) <= 2
+
+
 @pytest.mark.slow
 def test_resume_on_a_scheduler_grades_only_the_changed_submission(graded, threads_cluster, tmp_path):
     """--cluster ADDRESS (a scheduler's address) with --resume from the serial grade."""

@@ -39,10 +39,7 @@ GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask w
 LOCAL = "local"  # --cluster local: a cluster started here
 CANCEL_POLL_S = 1.0  # how often a running task asks the scheduler whether the grade was interrupted
 ALLOWED_FAILURES = 1  # a task whose worker dies is tried once more, then recorded as such
-# A worker holds only the task it runs (Dask's default, 1.1, queues one more on it):
-# a free worker never waits while another has a queue, and a worker that dies
-# takes no innocent queued task's try with it.
-SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0}
+POLL_S = 1.0  # how often the driver looks for workers that joined, when no task finishes
 CONNECT_S = 30.0  # to reach a scheduler
 LOCAL_START_S = 120.0  # for a local cluster's workers to start
 
@@ -207,26 +204,60 @@ def _outcome(future, job: Job, settings: GradeSettings) -> dict | None:
 
 def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Callable[[int, dict], None],
                      drain_s: float = 60.0) -> None:
-    """Submit one task per job and call ``done`` as each finishes, in the calling thread.
+    """Grade the jobs as Dask tasks, calling ``done`` as each finishes, in the calling thread.
 
-    On an exception (Ctrl-C included) the grade's Event is set: tasks not yet
-    started return at once, running ones stop at their next case; what finishes
-    within ``drain_s`` is still passed to ``done``; then the exception propagates.
+    Only as many tasks are submitted as the cluster has slots (GPU resources; CPU
+    mode: threads), topped up as they finish and as workers join: Dask assigns a
+    resource-bound task to a worker at once, so submitting all would queue them on
+    workers, where a dying worker would count against every task queued on it,
+    and the split would rest on work stealing.  Jobs start in their order.
+
+    On an exception (Ctrl-C included) the grade's Event is set: running tasks stop
+    at their next case, no further task is submitted; what finishes within
+    ``drain_s`` is still passed to ``done``; then the exception propagates.
     """
-    from distributed import Event, as_completed
+    from distributed import Event
 
     run_id = uuid.uuid4().hex[:12]
     cancel = Event(f"judge-cancel-{run_id}", client=client)
     resources = None if settings.interpret else {GPU_RESOURCE: 1}
-    futures = {client.submit(grade_task, job, settings, cancel.name, key=task_key(job.index, run_id),
-                             resources=resources, pure=False): job for job in jobs}
+    waiting, futures = list(reversed(jobs)), {}
+
+    def top_up() -> None:
+        for _ in range(max(1, slots(client, settings.interpret)) - len(futures)):
+            if not waiting:
+                return
+            job = waiting.pop()
+            futures[client.submit(grade_task, job, settings, cancel.name, key=task_key(job.index, run_id),
+                                  resources=resources, pure=False)] = job
+
     try:
-        for future in as_completed(list(futures)):
-            _take(future, futures, settings, done)
+        while waiting or futures:
+            top_up()
+            for future in _finished(futures, POLL_S):
+                _take(future, futures, settings, done)
     except BaseException:
         cancel.set()
         _drain(client, futures, settings, done, drain_s)
         raise
+
+
+def slots(client, interpret: bool) -> int:
+    """How many tasks the cluster's workers run at once: their GPUs, or in CPU mode their threads."""
+    workers = _workers(client).values()
+    if interpret:
+        return sum(int(info.get("nthreads", 1)) for info in workers)
+    return sum(int(info.get("resources", {}).get(GPU_RESOURCE, 0)) for info in workers)
+
+
+def _finished(futures: dict, timeout: float) -> list:
+    """The futures done within ``timeout`` (at least one, or none when it passed)."""
+    from distributed import wait
+
+    try:
+        return list(wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED").done)
+    except TimeoutError:
+        return []
 
 
 def _take(future, futures: dict, settings: GradeSettings, done) -> None:
@@ -242,14 +273,11 @@ def _take(future, futures: dict, settings: GradeSettings, done) -> None:
 def _drain(client, futures: dict, settings: GradeSettings, done, drain_s: float) -> None:
     """Keep the records of tasks that finish within ``drain_s`` of an interrupt; further
     Ctrl-C is ignored meanwhile (CI signals twice), then whatever is left is cancelled."""
-    from distributed import wait
-
     deadline = time.monotonic() + drain_s
     while futures and time.monotonic() < deadline:
         try:
-            finished = wait(list(futures), timeout=min(1.0, max(0.01, deadline - time.monotonic())),
-                            return_when="FIRST_COMPLETED").done
-        except (KeyboardInterrupt, TimeoutError):
+            finished = _finished(futures, min(1.0, max(0.01, deadline - time.monotonic())))
+        except KeyboardInterrupt:
             continue
         for future in finished:
             _take(future, futures, settings, done)
@@ -285,21 +313,19 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
 def _start_local(gpus: list[int] | None, jobs: int):
     import logging
 
-    import dask
     from distributed import Nanny, Scheduler, SpecCluster
 
     scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "port": 0, "dashboard": False,
                                                "allowed_failures": ALLOWED_FAILURES}}
     workers = {name: {"cls": Nanny, "options": options} for name, options in worker_specs(gpus, jobs).items()}
-    with dask.config.set(SCHEDULER_CONFIG):
-        return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.ERROR, name="judge-grade")
+    return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.ERROR, name="judge-grade")
 
 
 def check_workers(client, address: str, interpret: bool, say: Callable[[str], None]) -> None:
     """Wait for a worker that can take the grade's tasks (one with ``GPU`` on GPUs),
     then check that every worker runs this judge's version."""
     said = False
-    while not _fit_workers(client, interpret):
+    while slots(client, interpret) < 1:
         if not said:
             say(f"waiting for a Dask worker{'' if interpret else ' with the resource GPU=1'} to join {address} "
                 "(docs/grading.md: starting workers)")
@@ -316,13 +342,13 @@ def check_workers(client, address: str, interpret: bool, say: Callable[[str], No
                            + ", ".join(f"{w}: {v}" for w, v in sorted(other.items())))
 
 
-def _fit_workers(client, interpret: bool) -> list:
+def _workers(client) -> dict:
+    """Worker address -> the scheduler's information about it."""
     try:
         info = client.scheduler_info(n_workers=-1)  # newer versions list only 5 workers unless asked
     except TypeError:  # older ones list all, and have no n_workers
         info = client.scheduler_info()
-    workers = info.get("workers", {})
-    return [w for w, info in workers.items() if interpret or info.get("resources", {}).get(GPU_RESOURCE, 0) >= 1]
+    return info.get("workers", {})
 
 
 def _judge_version() -> str:
