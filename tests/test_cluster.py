@@ -210,6 +210,18 @@ def test_resume_on_a_scheduler_grades_only_the_changed_submission(graded, thread
     assert doc["seed"]["public"] == SEED and result.exit_code == 1
 
 
+def test_a_worker_that_offers_a_gpu_it_does_not_have_is_a_usage_error():
+    """GPU mode on a worker started with --resources GPU=1 but no CUDA device (this machine)."""
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  resources={"GPU": 1}, silence_logs=logging.ERROR) as local, \
+            distributed.Client(local) as client:
+        if cluster._worker_facts(False)[1] > 0:
+            pytest.skip("this machine has a CUDA GPU")
+        with pytest.raises(cluster.ClusterError, match="offers the resource GPU but sees no CUDA GPU"):
+            cluster.check_workers(client, local.scheduler_address, False, print)
+        assert cluster.slots(client, interpret=False) == 1
+
+
 # -- pure parts ------------------------------------------------------------------------
 
 def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():

@@ -323,7 +323,9 @@ def _start_local(gpus: list[int] | None, jobs: int):
 
 def check_workers(client, address: str, interpret: bool, say: Callable[[str], None]) -> None:
     """Wait for a worker that can take the grade's tasks (one with ``GPU`` on GPUs),
-    then check that every worker runs this judge's version."""
+    then check each worker there is with a task (it imports what grading needs, off
+    the worker's event loop): the same judge version, and on GPUs a CUDA device.
+    Workers that join later are checked by each task (``_worker_problem``)."""
     said = False
     while slots(client, interpret) < 1:
         if not said:
@@ -331,15 +333,33 @@ def check_workers(client, address: str, interpret: bool, say: Callable[[str], No
                 "(docs/grading.md: starting workers)")
             said = True
         time.sleep(1.0)
-    try:
-        versions = client.run(_judge_version)
-    except Exception as exc:  # noqa: BLE001 - e.g. a worker without judge cannot unpickle the call
-        raise ClusterError(f"the Dask workers of {address} cannot run the judge ({type(exc).__name__}: {exc}); "
-                           f"install judge {__version__} with the cluster extra on every worker") from None
-    other = {worker: version for worker, version in versions.items() if version != __version__}
-    if other:
-        raise ClusterError(f"Dask worker(s) run another judge than this one ({__version__}): "
-                           + ", ".join(f"{w}: {v}" for w, v in sorted(other.items())))
+    fit = [w for w, info in _workers(client).items()
+           if interpret or info.get("resources", {}).get(GPU_RESOURCE, 0) >= 1]
+    run_id = uuid.uuid4().hex[:12]
+    checks = {w: client.submit(_worker_facts, interpret, key=f"judge-check-{i}-{run_id}", workers=[w],
+                               allow_other_workers=False, pure=False,
+                               resources=None if interpret else {GPU_RESOURCE: 1}) for i, w in enumerate(fit)}
+    for worker, future in checks.items():
+        try:
+            version, gpus = future.result(timeout=LOCAL_START_S)
+        except Exception as exc:  # noqa: BLE001 - e.g. a worker without judge cannot unpickle the task
+            raise ClusterError(f"Dask worker {worker} of {address} cannot run the judge ({type(exc).__name__}: "
+                               f"{exc}); install judge {__version__} with the cluster extra on every worker") from None
+        if version != __version__:
+            raise ClusterError(f"Dask worker {worker} runs judge {version}, this grade judge {__version__}: "
+                               "install the same version on every worker")
+        if not interpret and gpus < 1:
+            raise ClusterError(f"Dask worker {worker} offers the resource {GPU_RESOURCE} but sees no CUDA GPU "
+                               "(check its CUDA_VISIBLE_DEVICES), or grade in CPU mode with --interpret")
+
+
+def _worker_facts(interpret: bool) -> tuple[str, int]:
+    """(judge version, CUDA devices visible) on a worker; no torch import in CPU mode."""
+    if interpret:
+        return __version__, 0
+    import torch
+
+    return __version__, torch.cuda.device_count()
 
 
 def _workers(client) -> dict:
@@ -349,7 +369,3 @@ def _workers(client) -> dict:
     except TypeError:  # older ones list all, and have no n_workers
         info = client.scheduler_info()
     return info.get("workers", {})
-
-
-def _judge_version() -> str:
-    return __version__
