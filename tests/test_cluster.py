@@ -222,6 +222,31 @@ def test_a_worker_that_offers_a_gpu_it_does_not_have_is_a_usage_error():
         assert cluster.slots(client, interpret=False) == 1
 
 
+@pytest.mark.slow
+def test_judge_worker_serves_a_scheduler_until_sigterm():
+    """``judge worker --interpret --jobs 2`` joins with two named single-threaded workers and leaves on SIGTERM."""
+    import signal
+
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None,
+                                  silence_logs=logging.ERROR) as local, distributed.Client(local) as client:
+        proc = subprocess.Popen([sys.executable, "-m", "judge", "worker", local.scheduler_address, "--interpret",
+                                 "--jobs", "2", "--name", "box"], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            client.wait_for_workers(2, timeout=120)
+            workers = client.scheduler_info()["workers"].values()
+            assert sorted((w["name"], w["nthreads"]) for w in workers) == [("box-cpu0", 1), ("box-cpu1", 1)]
+            assert cluster.slots(client, interpret=True) == 2
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            output = proc.communicate(timeout=60)[0]
+        assert proc.returncode == 0, output
+        deadline = time.monotonic() + 10
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not client.scheduler_info()["workers"]
+
+
 # -- pure parts ------------------------------------------------------------------------
 
 def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():

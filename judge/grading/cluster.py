@@ -33,7 +33,7 @@ from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs", "grade_task",
-           "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster"]
+           "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster", "serve_workers"]
 
 GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
 LOCAL = "local"  # --cluster local: a cluster started here
@@ -72,17 +72,43 @@ def task_key(index: int, run_id: str) -> str:
     return f"judge-grade-{index}-{run_id}"
 
 
-def worker_specs(gpus: list[int] | None, jobs: int) -> dict[str, dict]:
-    """Worker name -> Nanny options for ``--cluster local``: one single-threaded
-    worker per GPU, pinned to it with CUDA_VISIBLE_DEVICES and offering ``GPU=1``,
-    or (CPU mode, ``gpus`` None) ``jobs`` single-threaded workers."""
-    common = {"nthreads": 1, "host": "127.0.0.1",
-              "memory_limit": 0,  # the judge bounds the memory of each submission's process itself
-              "silence_logs": 30}  # logging.WARNING: the workers' start/stop lines would drown the grade's
+def worker_specs(gpus: list[int] | None, jobs: int, host: str | None = "127.0.0.1", prefix: str = "",
+                 silence_logs: int | None = 30) -> dict[str, dict]:
+    """Worker name -> Nanny options: one single-threaded worker per GPU, pinned to it
+    with CUDA_VISIBLE_DEVICES and offering ``GPU=1``, or (CPU mode, ``gpus`` None)
+    ``jobs`` single-threaded workers.  The defaults are ``--cluster local``'s: on
+    the loopback, logging warnings only (30: the workers' start/stop lines would
+    drown the grade's); ``judge worker`` listens on the host's address and logs more."""
+    common = {"nthreads": 1, "host": host, "silence_logs": silence_logs,
+              "memory_limit": 0}  # the judge bounds the memory of each submission's process itself
     if gpus is None:
-        return {f"cpu{i}": {**common, "name": f"cpu{i}"} for i in range(jobs)}
-    return {f"gpu{i}": {**common, "name": f"gpu{i}", "resources": {GPU_RESOURCE: 1},
-                        "env": {"CUDA_VISIBLE_DEVICES": str(i)}} for i in gpus}
+        return {f"{prefix}cpu{i}": {**common, "name": f"{prefix}cpu{i}"} for i in range(jobs)}
+    return {f"{prefix}gpu{i}": {**common, "name": f"{prefix}gpu{i}", "resources": {GPU_RESOURCE: 1},
+                                "env": {"CUDA_VISIBLE_DEVICES": str(i)}} for i in gpus}
+
+
+def serve_workers(address: str, specs: dict[str, dict]) -> None:
+    """``judge worker``: run one Nanny (a worker process it restarts if it dies) per
+    spec for the scheduler at ``address``, until SIGINT or SIGTERM, then close them."""
+    import asyncio
+    import signal
+
+    from distributed import Nanny
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+        nannies = [Nanny(address, **options) for options in specs.values()]
+        await asyncio.gather(*nannies)
+        ended = asyncio.ensure_future(asyncio.gather(*(nanny.finished() for nanny in nannies)))
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait([ended, stopped], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.gather(*(nanny.close(timeout=10, reason="judge worker stopped") for nanny in nannies))
+        for task in (ended, stopped):
+            task.cancel()
+
+    asyncio.run(run())
 
 
 # -- inside the Dask worker --------------------------------------------------------------
