@@ -4,7 +4,7 @@ One folder of right, wrong and crashing submissions is graded twice, serially
 and with ``--cluster local --jobs 2`` (two worker processes), with a secret
 seed; the cluster grade also holds a submission that kills the Dask worker
 grading it.  The other tests run on a cluster of threads inside this process
-(cheap to start) or on pure functions.
+(cheap to start: no second torch import) or on pure functions.
 """
 
 from __future__ import annotations
@@ -58,49 +58,35 @@ def _grade(args: list, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, timeout=300, cwd=cwd)
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """The normal submissions graded serially, and with the killer on a local cluster."""
-    base = tmp_path_factory.mktemp("cluster")
-    serial = _grade(["--dir", str(_folder(base / "serial", False)), "--json", "s.json"], base)
-    started = time.monotonic()
-    on_cluster = _grade(["--dir", str(_folder(base / "subs", True)), "--cluster", "local", "--jobs", "2",
-                         "--json", "c.json", "--junit", "c.xml"], base)
-    return {"base": base, "serial": serial, "cluster": on_cluster, "seconds": time.monotonic() - started,
-            "s": json.loads((base / "s.json").read_text()), "c": json.loads((base / "c.json").read_text())}
-
-
 def _outcomes(doc: dict) -> dict:
     return {r["submission"]: (r["verdict"], [(t["name"], t["verdict"], t.get("params")) for t in r["tests"]])
             for r in doc["results"]}
 
 
 @pytest.mark.slow
-def test_cluster_verdicts_match_a_serial_grade(graded):
-    serial, on_cluster = _outcomes(graded["s"]), _outcomes(graded["c"])
-    assert {k: v[0] for k, v in serial.items()} == {"alice": "accepted", "bob": "wrong_answer",
-                                                    "carol": "runtime_error"}
-    assert {k: on_cluster[k] for k in serial} == serial  # verdicts, cases, sizes: all identical
-    assert graded["cluster"].returncode == 1 and graded["c"]["complete"]
-    workers = {r.get("worker") for r in graded["c"]["results"] if r["submission"] in NORMAL}
-    assert workers <= {"cpu0", "cpu1"} and "on a local Dask cluster of 2 worker(s)" in graded["cluster"].stdout
-
-
-@pytest.mark.slow
-def test_a_submission_that_kills_its_worker_gets_a_verdict_and_the_grade_goes_on(graded):
-    killer = next(r for r in graded["c"]["results"] if r["submission"] == "mallory")
-    assert killer["verdict"] == "runtime_error" and killer["internal_error"]
+def test_a_local_cluster_grades_as_serially_survives_a_killed_worker_and_keeps_the_secret(tmp_path):
+    """One test, so that pytest-xdist runs the two grades once: the right, wrong and
+    crashing submissions serially, and with one that kills its worker on
+    ``--cluster local --jobs 2``, both with a secret seed."""
+    serial = _grade(["--dir", str(_folder(tmp_path / "serial", False)), "--json", "s.json"], tmp_path)
+    on_cluster = _grade(["--dir", str(_folder(tmp_path / "subs", True)), "--cluster", "local", "--jobs", "2",
+                         "--json", "c.json", "--junit", "c.xml"], tmp_path)
+    s_doc, c_doc = (json.loads((tmp_path / name).read_text()) for name in ("s.json", "c.json"))
+    # the same verdicts, cases and sizes as the serial grade
+    expected = _outcomes(s_doc)
+    assert {k: v[0] for k, v in expected.items()} == {"alice": "accepted", "bob": "wrong_answer",
+                                                      "carol": "runtime_error"}, serial.stdout + serial.stderr
+    assert {k: _outcomes(c_doc)[k] for k in expected} == expected
+    assert on_cluster.returncode == 1 and c_doc["complete"] and c_doc["summary"]["graded"] == 4
+    assert {r.get("worker") for r in c_doc["results"] if r["submission"] in NORMAL} <= {"cpu0", "cpu1"}
+    assert "on a local Dask cluster of 2 worker(s)" in on_cluster.stdout
+    # the submission that kills its Dask worker: tried twice, then a verdict that --resume retries
+    killer = next(r for r in c_doc["results"] if r["submission"] == "mallory")
+    assert killer["verdict"] == "runtime_error" and killer["internal_error"] and killer["key"] is None
     assert "Dask worker grading this submission died (2 tries" in killer["message"]
-    assert killer["key"] is None  # --resume grades it again
-    assert graded["c"]["summary"]["graded"] == 4
-
-
-@pytest.mark.slow
-def test_the_secret_is_in_no_output_or_log_of_a_cluster_grade(graded):
-    proc = graded["cluster"]
-    texts = [proc.stdout, proc.stderr, (graded["base"] / "c.json").read_text(), (graded["base"] / "c.xml").read_text()]
-    assert not [t for t in texts if SECRET in t]
-    assert graded["c"]["seed"]["label"] == f"{SEED} + secret"
+    # the secret: in no output, log (the workers' included: they write to this stderr) or file
+    texts = [on_cluster.stdout, on_cluster.stderr, (tmp_path / "c.json").read_text(), (tmp_path / "c.xml").read_text()]
+    assert not [t for t in texts if SECRET in t] and c_doc["seed"]["label"] == f"{SEED} + secret"
 
 
 # -- on a cluster of threads in this process --------------------------------------------------
@@ -194,20 +180,25 @@ def test_only_as_many_tasks_as_the_cluster_has_slots_are_submitted(threads_clust
 
 
 @pytest.mark.slow
-def test_resume_on_a_scheduler_grades_only_the_changed_submission(graded, threads_cluster, tmp_path):
-    """--cluster ADDRESS (a scheduler's address) with --resume from the serial grade."""
-    shutil.copytree(graded["base"] / "serial", tmp_path / "subs")
-    shutil.copy(SOLUTIONS / "transpose_ok.py", tmp_path / "subs" / "bob" / "tiny_transpose.py")  # bob fixed it
+def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
+    """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume
+    after bob fixed his file, grades bob only."""
+    subs = tmp_path / "subs"
+    for who, name in (("alice", "transpose_ok.py"), ("bob", "transpose_wrong_value.py")):
+        (subs / who).mkdir(parents=True)
+        shutil.copy(SOLUTIONS / name, subs / who / "tiny_transpose.py")
     out = tmp_path / "r.json"
-    out.write_text((graded["base"] / "s.json").read_text())
-    env = {"JUDGE_SECRET_SEED": SECRET, "JUDGE_CHALLENGES_PATH": str(SPECS)}
-    result = CliRunner().invoke(main, ["grade", "--dir", str(tmp_path / "subs"), "--cluster",
-                                       threads_cluster.scheduler.address, "--interpret", "--timeout", "5",
-                                       "--resume", "--json", str(out)], env=env)
+    args = ["grade", "--dir", str(subs), "--cluster", threads_cluster.scheduler.address, "--interpret",
+            "--timeout", "5", "--seed", str(SEED), "--resume", "--json", str(out)]
+    env = {"JUDGE_CHALLENGES_PATH": str(SPECS)}
+    first = CliRunner().invoke(main, args, env=env)
+    assert [r["verdict"] for r in json.loads(out.read_text())["results"]] == ["accepted", "wrong_answer"], first.output
+    shutil.copy(SOLUTIONS / "transpose_ok.py", subs / "bob" / "tiny_transpose.py")
+    second = CliRunner().invoke(main, args, env=env)
     doc = json.loads(out.read_text())
     assert {r["submission"]: (r["verdict"], bool(r.get("carried_over"))) for r in doc["results"]} == {
-        "alice": ("accepted", True), "bob": ("accepted", False), "carol": ("runtime_error", True)}, result.output
-    assert doc["seed"]["public"] == SEED and result.exit_code == 1
+        "alice": ("accepted", True), "bob": ("accepted", False)}, second.output
+    assert second.exit_code == 0 and doc["results"][1]["worker"] == "0"
 
 
 def test_a_worker_that_offers_a_gpu_it_does_not_have_is_a_usage_error():

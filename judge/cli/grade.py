@@ -308,8 +308,8 @@ class GradeSession:
             return
         try:
             with cluster.connect(address, gpus, jobs, self.settings.interpret, self.console.print) as client:
-                jobs_ = cluster.make_jobs(judged, self.entries, self.specs, self.keys)
-                cluster.grade_on_cluster(client, jobs_, self.settings, self.done)
+                work = cluster.make_jobs(judged, self.entries, self.specs, self.keys)
+                cluster.grade_on_cluster(client, work, self.settings, self.done)
         except cluster.ClusterError as exc:
             raise UserError(str(exc)) from None
 

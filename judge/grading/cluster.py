@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from judge import __version__
-from judge.grading.pool import Cancelled, judge_entry
+from judge.grading.pool import Cancelled, judge_entry, make_undumpable
 from judge.grading.records import GradeSettings, problem_record
 from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
@@ -137,8 +137,8 @@ def grade_task(job: Job, settings: GradeSettings, cancel_name: str) -> dict | No
     cancel = ClusterCancel(cancel_name)
     if cancel.is_set():
         return None
-    if settings.secret:
-        _undumpable()
+    if settings.secret:  # as the grading process: a submission running as this user cannot read it from /proc
+        make_undumpable()
     problem = _worker_problem(job, settings)
     if problem:
         return internal_record(job.entry, settings, problem)
@@ -187,14 +187,6 @@ def _pinned_gpu() -> int:
     """The physical index of the worker's GPU where CUDA_VISIBLE_DEVICES pins one, else 0 (cuda:0)."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")
     return int(visible[0]) if len(visible) == 1 and visible[0].strip().isdigit() else 0
-
-
-def _undumpable() -> None:
-    """As the driver does: a submission running as this user cannot read this
-    process's memory (it holds the secret) through /proc."""
-    from judge.grading.pool import make_undumpable
-
-    make_undumpable()
 
 
 # -- records the driver makes for tasks that did not judge ----------------------------
