@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # judge grade on Dask, on the 2-GPU machine: 16 submissions (those of
-# scripts/grade_gpu.sh: the example solutions and some of tests/solutions,
+# scripts/grade_gpu.sh but for matmul/tf32x3.py, a second ~50 s autotuning that
+# would take the whole script past 9 minutes, and with tests/solutions/
+# transpose_wrong_edge.py: the example solutions and some of tests/solutions,
 # correct, wrong and crashing), graded three ways with the same seed:
 #
 #   serial      judge grade --gpus 0                          one GPU, the thread-pool path
@@ -14,13 +16,13 @@
 #   bash scripts/grade_cluster_gpu.sh serial    one part per call (each a few minutes; the machine
 #   bash scripts/grade_cluster_gpu.sh cluster   keeps $GRADE_WORK between calls while warm): local,
 #                                               scheduler, then compare
-#   bash scripts/grade_cluster_gpu.sh all       everything in one call (about 8 minutes)
+#   bash scripts/grade_cluster_gpu.sh all       everything in one call (about 7 minutes)
 #
 # Dask is not in the GPU image: the wheels in .whl/ (carried from the checkout)
 # are installed into /tmp/site first.  Each run gets an empty Triton cache; the
-# device's peaks are measured once, before all.  The manifest lists the two
-# long matmuls (autotuning, ~50 s each) first, so that a parallel grade does not
-# end on one of them alone.  Results: $OUT/cluster_*.json|log|wall, $OUT/cluster_summary.json.
+# device's peaks are measured once, before all.  The manifest lists the long
+# autotuned matmul (~46 s) first, so that a parallel grade does not end on it
+# alone.  Results: $OUT/cluster_*.json|log|wall, $OUT/cluster_summary.json.
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -47,13 +49,13 @@ from pathlib import Path
 
 root = Path.cwd()
 files = [
-    ("matmul", ["solutions/matmul/tf32x3.py", "solutions/matmul/grouped_autotuned.py", "solutions/matmul/tiled.py",
+    ("matmul", ["solutions/matmul/grouped_autotuned.py", "solutions/matmul/tiled.py",
                 "tests/solutions/matmul_torch.py", "tests/solutions/matmul_zeros.py"]),
     ("transpose", ["solutions/transpose/naive_1d.py", "solutions/transpose/naive_2d.py",
                    "solutions/transpose/tiled.py", "solutions/transpose/tuned.py",
                    "tests/solutions/transpose_ok.py", "tests/solutions/transpose_autotuned.py",
-                   "tests/solutions/transpose_wrong_value.py", "tests/solutions/transpose_crash.py",
-                   "tests/solutions/transpose_illegal_address.py"]),
+                   "tests/solutions/transpose_wrong_value.py", "tests/solutions/transpose_wrong_edge.py",
+                   "tests/solutions/transpose_crash.py", "tests/solutions/transpose_illegal_address.py"]),
     ("copy", ["solutions/copy/naive.py", "solutions/copy/tuned.py"]),
 ]
 lines = ["submissions:"]
