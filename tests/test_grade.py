@@ -429,3 +429,18 @@ def test_write_atomically_replaces_and_leaves_no_temporaries(tmp_path):
     assert target.read_text() == "two" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
     assert target.stat().st_mode & 0o777 == 0o644
 
+
+
+def test_cluster_without_dask_is_a_usage_error_and_the_rest_imports(monkeypatch):
+    """Without the cluster extra the judge imports and grades locally; --cluster says what to install."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from judge.cli import main
+    from judge.grading import cluster  # noqa: F401 - imports without Dask
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
+    result = CliRunner().invoke(main, ["grade", "transpose", str(SPECS.parent / "solutions" / "transpose_ok.py"),
+                                       "--cluster", "local"])
+    assert result.exit_code == 2 and "pip install 'judge[cluster]'" in result.output

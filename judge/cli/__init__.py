@@ -15,6 +15,7 @@ from judge.cli import run as _run  # noqa: F401 - registers run
 from judge.cli import watch as _watch  # noqa: F401 - registers watch
 from judge.cli import authoring as _authoring  # noqa: F401 - registers new and validate
 from judge.cli import grade as _grade  # noqa: F401 - registers grade
+from judge.cli import worker as _worker  # noqa: F401 - registers worker (Dask workers for grade --cluster)
 from judge.cli import rank as _rank  # noqa: F401 - registers rank and sweep
 from judge.cli import history as _history  # noqa: F401 - registers leaderboard and history
 

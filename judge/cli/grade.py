@@ -15,14 +15,17 @@ import sys
 import tempfile
 import threading
 from contextlib import contextmanager, suppress
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from judge.grading.pool import grade_entries, judge_entry, parse_gpus
+from judge.grading.pool import grade_entries, judge_entry, make_undumpable, parse_gpus
+from judge.grading.cluster import LOCAL
 from judge.grading.records import SECRET_SEED_ENV, GradeSettings, PassRule, carried_over, grade_document, load_previous, parse_min_pass, resume_key
 from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
 from judge.report.console import make_console, table_box
@@ -122,11 +125,8 @@ def take_secret(env_name: str) -> str:
     secret = os.environ.pop(env_name, "").strip()
     if present and not secret:  # e.g. a CI secret that is not passed to this workflow
         click.echo(f"warning: ${env_name} is set but empty: grading with the public seed only", err=True)
-    if secret and sys.platform.startswith("linux"):
-        with suppress(OSError, AttributeError):
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+    if secret:
+        make_undumpable()
     return secret
 
 
@@ -179,6 +179,27 @@ def choose_slots(gpus: str | None, jobs: int | None, device: str | None, interpr
                             "so that benchmarks do not disturb each other")
         return [None] * jobs
     return [device]
+
+
+def cluster_workers(cluster: str, gpus: str | None, jobs: int | None, device: str | None,
+                    interpret: bool) -> tuple[list[int] | None, int]:
+    """For ``--cluster``: the GPUs (GPU mode) or the number of workers (CPU mode)
+    of a local cluster; ``(None, 0)`` for a scheduler's address, whose workers decide."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UserError("--cluster needs Dask: pip install 'judge[cluster]' (dask and distributed)") from None
+    if device:
+        raise UserError("--cluster places each submission on a worker's GPU: drop --device")
+    if cluster != LOCAL:
+        if gpus is not None or jobs:
+            raise UserError(f"--cluster {cluster}: the scheduler's workers are the GPUs (start one per GPU, "
+                            "docs/grading.md); --gpus and --jobs are for --cluster local")
+        return None, 0
+    slots = choose_slots(gpus if gpus is not None or interpret else "all", jobs, None, interpret)
+    if interpret:
+        return None, len(slots)
+    return [int(slot.split(":")[1]) for slot in slots], len(slots)
 
 
 # -- outputs ---------------------------------------------------------------------
@@ -265,19 +286,42 @@ class GradeSession:
     def print_line(self, record: dict, counter: str) -> None:
         style = "green" if record["verdict"] == "accepted" else "red"
         where = f", GPU {record['gpu']}" if record.get("gpu") is not None else ""
+        where += f", worker {record['worker']}" if record.get("worker") else ""
         tail = "carried over" if record.get("carried_over") else f"{record.get('wall_s', 0):.1f} s{where}"
         message = "" if record["verdict"] == "accepted" else " " + (record.get("message") or "").strip().split("\n")[0]
         self.console.print(f"{escape(counter)} {escape(record['submission'])} · {escape(record['challenge'])}: "
                            f"[{style}]{record['verdict'].upper()}[/]{escape(message)} ({tail})")
 
-    def run(self, slots: list) -> bool:
-        """Grade what is left; True when it ran to the end, False when interrupted."""
+    def grade_here(self, slots: list, todo: list[int]) -> None:
+        """On this host: one submission per slot at a time (judge/grading/pool.py)."""
+        grade_entries(todo, slots, self.grade_one, self.done, self.cancel)
+
+    def grade_on_cluster(self, address: str, gpus: list[int] | None, jobs: int, todo: list[int]) -> None:
+        """On a Dask cluster (judge/grading/cluster.py); entries that cannot be judged
+        get their records here at once, without a task."""
+        from judge.grading import cluster
+
+        judged = [i for i in todo if not self.entries[i].problem and self.entries[i].spec_path in self.specs]
+        for index in (i for i in todo if i not in judged):
+            self.done(index, self.grade_one(index, None))
+        if not judged:  # all carried over by --resume, or unjudgeable: no cluster to start
+            return
+        try:
+            with cluster.connect(address, gpus, jobs, self.settings.interpret, self.console.print) as client:
+                work = cluster.make_jobs(judged, self.entries, self.specs, self.keys)
+                cluster.grade_on_cluster(client, work, self.settings, self.done)
+        except cluster.ClusterError as exc:
+            raise UserError(str(exc)) from None
+
+    def run(self, grade_todo: Callable[[list[int]], None]) -> bool:
+        """Grade what is left with ``grade_todo(indices)``; True when it ran to the end,
+        False when interrupted."""
         for index in sorted(self.records):
             self.print_line(self.records[index], "[resumed]")
         self.outputs.write(self.document(), first=True)
         todo = [i for i in range(len(self.entries)) if i not in self.records]
         try:
-            grade_entries(todo, slots, self.grade_one, self.done, self.cancel)
+            grade_todo(todo)
         except KeyboardInterrupt:
             self.console.print(f"[yellow]interrupted: {len(self.records)} of {len(self.entries)} graded; "
                                "the outputs hold them, and --resume carries on[/]")
@@ -348,6 +392,9 @@ def exit_status(doc: dict, rule: PassRule, console) -> int:
 @click.option("--gpus", default=None, help="Grade in parallel, one submission per GPU: 'all' or indices like 0,1.")
 @click.option("--jobs", type=click.IntRange(1), default=None,
               help="CPU mode only: grade this many submissions at a time [default: 1].")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Grade on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' to start one "
+                   "worker per GPU (CPU mode: --jobs workers) here; needs judge[cluster] (docs/grading.md).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Write JUnit XML here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the results as JSON here ('-': stdout, and nothing else there).")
@@ -359,7 +406,7 @@ def exit_status(doc: dict, rule: PassRule, console) -> int:
 @click.option("--secret-seed-env", default=SECRET_SEED_ENV, show_default=True, metavar="NAME",
               help="Environment variable holding a secret seed, mixed with the public one and never printed.")
 def grade_command(challenge, files, manifest, directory, seed, interpret, device, timeout,
-                  compile_timeout, no_bench, bench_budget, gpus, jobs, junit_path, json_path, summary_path,
+                  compile_timeout, no_bench, bench_budget, gpus, jobs, cluster, junit_path, json_path, summary_path,
                   resume, min_pass, secret_seed_env) -> None:
     """Grade many solutions; write JUnit, JSON and Markdown reports for CI.
 
@@ -378,17 +425,27 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
     entries = plan_entries(challenge, files, manifest, directory)
     specs = load_specs(entries)
     previous = read_previous(json_path) if resume else None
-    mode_interpret = resolve_mode(interpret)
-    slots = choose_slots(gpus, jobs, device, mode_interpret)
+    remote = cluster is not None and cluster != LOCAL
+    mode_interpret = interpret if remote else resolve_mode(interpret)  # a remote cluster's GPUs are not ours
+    if cluster is not None:
+        workers = cluster_workers(cluster, gpus, jobs, device, mode_interpret)
+    else:
+        slots = choose_slots(gpus, jobs, device, mode_interpret)
     settings = GradeSettings(public_seed(seed, previous), take_secret(secret_seed_env), mode_interpret, timeout,
                              compile_timeout, not no_bench, bench_budget)
     console = make_console(sys.stderr if json_path == "-" else sys.stdout)
     session = GradeSession(entries, specs, settings, GradeOutputs(json_path, junit_path, summary_path), console,
                            previous)
+    if cluster is None:
+        where, grade_todo = f"{len(slots)} at a time", partial(session.grade_here, slots)
+    else:
+        where = (f"on the Dask scheduler at {escape(cluster)}" if remote
+                 else f"on a local Dask cluster of {workers[1]} worker(s)")
+        grade_todo = partial(session.grade_on_cluster, cluster, *workers)
     console.print(f"grading {len(entries)} submission(s) · {'CPU (Triton interpreter)' if mode_interpret else 'GPU'}"
-                  f" · seed {escape(settings.seed_label)} · {len(slots)} at a time")
+                  f" · seed {escape(settings.seed_label)} · {where}")
     with interrupted_once():
-        completed = session.run(slots)
+        completed = session.run(grade_todo)
         doc = session.document()
         session.outputs.finish(doc)
     render_table(console, doc)

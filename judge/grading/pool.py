@@ -6,8 +6,10 @@ pool of threads, one per GPU slot, with cancellation on Ctrl-C.
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
+from contextlib import suppress
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Callable
 
@@ -15,7 +17,7 @@ from judge.grading.records import GradeSettings, problem_record, public_record
 from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
-__all__ = ["Cancelled", "judge_entry", "parse_gpus", "grade_entries"]
+__all__ = ["Cancelled", "judge_entry", "parse_gpus", "grade_entries", "make_undumpable"]
 
 
 class Cancelled(BaseException):
@@ -23,9 +25,21 @@ class Cancelled(BaseException):
     that ``judge_entry``'s safety net does not record it as the submission's verdict."""
 
 
-def _cancel_events(cancel: threading.Event):
+def make_undumpable() -> None:
+    """Make this process non-dumpable (Linux), so that a submission running as the
+    same non-root user cannot read its memory or /proc/<pid>/environ, where the
+    secret seed is.  Its children become dumpable again when they exec."""
+    if sys.platform.startswith("linux"):
+        with suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+
+
+def _cancel_events(cancel):
     """Runner events that raise ``Cancelled`` at the next step (start, case, benchmark)
-    once ``cancel`` is set; the runner's cleanup then stops the worker."""
+    once ``cancel.is_set()``; the runner's cleanup then stops the worker.  ``cancel``
+    is a ``threading.Event``, or on a Dask worker a ``cluster.ClusterCancel``."""
     from judge.judging.runner import Events
 
     class CancelEvents(Events):
@@ -47,7 +61,7 @@ def _cancel_events(cancel: threading.Event):
 
 
 def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None,
-                cancel: threading.Event | None = None) -> dict:
+                cancel=None) -> dict:
     """Judge one entry and return its public record; never raises for a bad
     submission.  Raises ``Cancelled`` soon after ``cancel`` is set."""
     if entry.problem or spec is None:

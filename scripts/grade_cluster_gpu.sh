@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# judge grade on Dask, on the 2-GPU machine: 16 submissions (those of
+# scripts/grade_gpu.sh but for matmul/tf32x3.py, a second ~50 s autotuning that
+# would take the whole script past 9 minutes, and with tests/solutions/
+# transpose_wrong_edge.py: the example solutions and some of tests/solutions,
+# correct, wrong and crashing), graded three ways with the same seed:
+#
+#   serial      judge grade --gpus 0                          one GPU, the thread-pool path
+#   local       judge grade --cluster local                   a Dask cluster started by judge, one worker per GPU
+#   scheduler   judge grade --cluster tcp://127.0.0.1:8786    a `dask scheduler` and two `dask worker
+#                                                             --resources GPU=1` started by hand, each pinned to
+#                                                             one GPU (the multi-host path, on one host)
+#
+# then compares the verdicts (and every case's) and prints wall times and speedups.
+#
+#   bash scripts/grade_cluster_gpu.sh serial    one part per call (each a few minutes; the machine
+#   bash scripts/grade_cluster_gpu.sh cluster   keeps $GRADE_WORK between calls while warm): local,
+#                                               scheduler, then compare
+#   bash scripts/grade_cluster_gpu.sh all       everything in one call (about 7 minutes)
+#
+# Dask is not in the GPU image: the wheels in .whl/ (carried from the checkout)
+# are installed into /tmp/site first.  Each run gets an empty Triton cache; the
+# device's peaks are measured once, before all.  The manifest lists the long
+# autotuned matmul (~46 s) first, so that a parallel grade does not end on it
+# alone.  Results: $OUT/cluster_*.json|log|wall, $OUT/cluster_summary.json.
+set -u
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+WORK=${GRADE_WORK:-/tmp/judge-grade-cluster}; mkdir -p "$WORK"
+ARGS=${GRADE_ARGS:---bench-budget 0.5}
+LIMIT=${GRADE_LIMIT:-300}  # seconds per run; judge grade then stops (SIGTERM) and keeps what it graded
+PORT=${DASK_PORT:-8786}
+export JUDGE_CACHE_DIR="$WORK/judge-cache" JUDGE_DATA_DIR="$WORK/judge-data"
+export DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1  # as --cluster local: one retry when a worker dies
+export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}  # the Dask wheels (setup installs them there)
+
+setup() {
+  if [ ! -d /tmp/site/distributed ]; then  # once per machine
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+      2>&1 | grep -v WARNING | tail -3
+  fi
+  python3 -c "import dask, distributed, torch; print('dask', dask.__version__, '· distributed', distributed.__version__, '· torch', torch.__version__, '· GPUs', torch.cuda.device_count())" || exit 3
+  python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
+  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
+  python3 - "$WORK/grading.yaml" <<'PY'
+# The manifest: one submission (who) per solution file, absolute paths, the long matmuls first.
+import sys
+from pathlib import Path
+
+root = Path.cwd()
+files = [
+    ("matmul", ["solutions/matmul/grouped_autotuned.py", "solutions/matmul/tiled.py",
+                "tests/solutions/matmul_torch.py", "tests/solutions/matmul_zeros.py"]),
+    ("transpose", ["solutions/transpose/naive_1d.py", "solutions/transpose/naive_2d.py",
+                   "solutions/transpose/tiled.py", "solutions/transpose/tuned.py",
+                   "tests/solutions/transpose_ok.py", "tests/solutions/transpose_autotuned.py",
+                   "tests/solutions/transpose_wrong_value.py", "tests/solutions/transpose_wrong_edge.py",
+                   "tests/solutions/transpose_crash.py", "tests/solutions/transpose_illegal_address.py"]),
+    ("copy", ["solutions/copy/naive.py", "solutions/copy/tuned.py"]),
+]
+lines = ["submissions:"]
+for challenge, paths in files:
+    for path in paths:
+        who = path.replace("solutions/", "").replace("tests/", "t_").replace("/", "_").removesuffix(".py")
+        lines += [f"  {who}:", f"    {challenge}: {root / path}"]
+Path(sys.argv[1]).write_text("\n".join(lines) + "\n")
+print(f"manifest: {sum(len(p) for _, p in files)} submissions -> {sys.argv[1]}")
+PY
+  if [ ! -s "$JUDGE_CACHE_DIR/peaks.json" ]; then  # measure the peaks outside the timed runs
+    judge run copy solutions/copy/tuned.py --seed 1 --bench-budget 0.2 --no-history > /dev/null
+  fi
+}
+
+grade() {  # grade NAME OPTIONS...: one timed judge grade of the manifest
+  local name=$1; shift
+  rm -rf "$WORK/triton-$name"
+  local start end status
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086  # GRADE_ARGS is a list of options
+  TRITON_CACHE_DIR="$WORK/triton-$name" timeout -k 30 "$LIMIT" judge grade --manifest "$WORK/grading.yaml" "$@" \
+    --seed 1 $ARGS --json "$WORK/cluster_$name.json" > "$WORK/cluster_$name.log" 2>&1
+  status=$?
+  end=$(date +%s.%N)
+  python3 -c "import sys; print(f'{sys.argv[1]}: exit {sys.argv[2]}, wall {float(sys.argv[4]) - float(sys.argv[3]):.1f} s')" \
+    "$name ($*)" "$status" "$start" "$end" | tee "$WORK/cluster_$name.wall"
+  tail -6 "$WORK/cluster_$name.log"
+}
+
+start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the workers get their own Triton cache
+  rm -rf "$WORK/triton-scheduler"
+  python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$PORT" --no-dashboard \
+    > "$WORK/dask_scheduler.log" 2>&1 &
+  echo $! > "$WORK/dask_scheduler.pid"
+  for gpu in 0 1; do
+    CUDA_VISIBLE_DEVICES=$gpu TRITON_CACHE_DIR="$WORK/triton-scheduler" python3 -m distributed.cli.dask_worker \
+      "tcp://127.0.0.1:$PORT" --nthreads 1 --resources GPU=1 --name "gpu$gpu" --no-dashboard \
+      > "$WORK/dask_worker_$gpu.log" 2>&1 &
+    echo $! > "$WORK/dask_worker_$gpu.pid"
+  done
+  python3 -c "
+from distributed import Client
+with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
+    client.wait_for_workers(2, timeout=120)
+    print('dask workers up:', sorted(w['name'] for w in client.scheduler_info()['workers'].values()))
+" || { stop_dask; exit 3; }
+}
+
+stop_dask() {  # only the processes started above, by their ids
+  for f in "$WORK"/dask_worker_*.pid "$WORK/dask_scheduler.pid"; do
+    [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+    rm -f "$f"
+  done
+  sleep 3
+}
+
+compare() {
+  python3 - "$WORK" "$OUT/cluster_summary.json" <<'PY'
+import json, sys
+from pathlib import Path
+
+work, summary_path = Path(sys.argv[1]), Path(sys.argv[2])
+names = [n for n in ("serial", "local", "scheduler") if (work / f"cluster_{n}.json").exists()]
+runs = {n: json.loads((work / f"cluster_{n}.json").read_text()) for n in names}
+walls = {}
+for n in names:
+    line = (work / f"cluster_{n}.wall").read_text().strip()
+    walls[n] = float(line.rsplit("wall ", 1)[1].split()[0])
+    print(line)
+
+def outcome(doc):
+    return {(r["submission"], r["challenge"]): (r["verdict"], [(t["name"], t["verdict"]) for t in r.get("tests", [])])
+            for r in doc["results"]}
+
+summary = {"wall_s": walls, "submissions": {n: runs[n]["summary"]["total"] for n in names},
+           "accepted": {n: runs[n]["summary"]["accepted"] for n in names},
+           "complete": {n: runs[n]["complete"] for n in names}, "speedup": {}, "identical_to_serial": {}}
+if "serial" in runs:
+    serial = outcome(runs["serial"])
+    for n in names[1:]:
+        other = outcome(runs[n])
+        differ = sorted(k for k in serial if serial[k] != other.get(k))
+        summary["speedup"][n] = round(walls["serial"] / walls[n], 3)
+        summary["identical_to_serial"][n] = not differ
+        print(f"{n}: {summary['speedup'][n]:.2f}x the serial grade; verdicts and per-case verdicts identical: "
+              f"{'yes' if not differ else 'NO: ' + repr(differ)}")
+by = {n: {(r["submission"], r["challenge"]): r for r in runs[n]["results"]} for n in names}
+print(f"{'submission':36} {'verdict':20} " + " ".join(f"{n + ' s':>11}" for n in names) + "  where (cluster runs)")
+for key, r in by[names[0]].items():
+    where = " ".join(f"{by[n][key].get('worker') or '-'}/GPU{by[n][key].get('gpu')}" for n in names[1:])
+    print(f"{key[0]:36} {r['verdict']:20} " + " ".join(f"{by[n][key].get('wall_s', 0):11.1f}" for n in names)
+          + f"  {where}")
+summary_path.write_text(json.dumps(summary, indent=2) + "\n")
+print("summary:", json.dumps(summary))
+PY
+}
+
+copy_out() { cp "$WORK"/cluster_* "$WORK"/dask_*.log "$WORK/grading.yaml" "$OUT"/ 2>/dev/null; }
+
+run_cluster() {
+  grade local --cluster local
+  start_dask
+  grade scheduler --cluster "tcp://127.0.0.1:$PORT"
+  stop_dask
+}
+
+case "${1:-all}" in
+  serial) setup; grade serial --gpus 0 ;;
+  cluster) setup; run_cluster; compare ;;
+  compare) compare ;;
+  all) setup; grade serial --gpus 0; run_cluster; compare ;;
+  *) echo "usage: $0 [all|serial|cluster|compare]" >&2; exit 2 ;;
+esac
+copy_out

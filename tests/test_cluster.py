@@ -1,0 +1,268 @@
+"""``judge grade --cluster``: grading on Dask (judge/grading/cluster.py), CPU mode.
+
+One folder of right, wrong and crashing submissions is graded twice, serially
+and with ``--cluster local --jobs 2`` (two worker processes), with a secret
+seed; the cluster grade also holds a submission that kills the Dask worker
+grading it.  The other tests run on a cluster of threads inside this process
+(cheap to start: no second torch import) or on pure functions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from click.testing import CliRunner  # noqa: E402
+
+from judge.cli import main  # noqa: E402
+from judge.grading import cluster  # noqa: E402
+from judge.grading.records import GradeSettings  # noqa: E402
+from judge.grading.submissions import Entry  # noqa: E402
+from conftest import ROOT, SOLUTIONS, SPECS  # noqa: E402
+
+SECRET = "cluster-s3cr3t-77"
+SEED = 5
+NORMAL = {"alice": "transpose_ok.py", "bob": "transpose_wrong_value.py", "carol": "transpose_crash.py"}
+# Kills its parent, the Dask worker grading it (the judge's own worker process is its child).
+KILLS_ITS_WORKER = """
+import os, signal
+
+def solve(input, output, rows, cols):
+    os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+def _folder(base: Path, killer: bool) -> Path:
+    for who, name in NORMAL.items():
+        (base / who).mkdir(parents=True)
+        shutil.copy(SOLUTIONS / name, base / who / "tiny_transpose.py")
+    if killer:
+        (base / "mallory").mkdir()
+        (base / "mallory" / "tiny_transpose.py").write_text(KILLS_ITS_WORKER)
+    return base
+
+
+def _grade(args: list, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JUDGE_SECRET_SEED": SECRET, "PYTHONPATH": str(ROOT), "JUDGE_CHALLENGES_PATH": str(SPECS)}
+    return subprocess.run([sys.executable, "-m", "judge", "grade", "--seed", str(SEED), "--timeout", "5", *args],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=cwd)
+
+
+def _outcomes(doc: dict) -> dict:
+    return {r["submission"]: (r["verdict"], [(t["name"], t["verdict"], t.get("params")) for t in r["tests"]])
+            for r in doc["results"]}
+
+
+@pytest.mark.slow
+def test_a_local_cluster_grades_as_serially_survives_a_killed_worker_and_keeps_the_secret(tmp_path):
+    """One test, so that pytest-xdist runs the two grades once: the right, wrong and
+    crashing submissions serially, and with one that kills its worker on
+    ``--cluster local --jobs 2``, both with a secret seed."""
+    serial = _grade(["--dir", str(_folder(tmp_path / "serial", False)), "--json", "s.json"], tmp_path)
+    on_cluster = _grade(["--dir", str(_folder(tmp_path / "subs", True)), "--cluster", "local", "--jobs", "2",
+                         "--json", "c.json", "--junit", "c.xml"], tmp_path)
+    s_doc, c_doc = (json.loads((tmp_path / name).read_text()) for name in ("s.json", "c.json"))
+    # the same verdicts, cases and sizes as the serial grade
+    expected = _outcomes(s_doc)
+    assert {k: v[0] for k, v in expected.items()} == {"alice": "accepted", "bob": "wrong_answer",
+                                                      "carol": "runtime_error"}, serial.stdout + serial.stderr
+    assert {k: _outcomes(c_doc)[k] for k in expected} == expected
+    assert on_cluster.returncode == 1 and c_doc["complete"] and c_doc["summary"]["graded"] == 4
+    assert {r.get("worker") for r in c_doc["results"] if r["submission"] in NORMAL} <= {"cpu0", "cpu1"}
+    assert "on a local Dask cluster of 2 worker(s)" in on_cluster.stdout
+    # the submission that kills its Dask worker: tried twice, then a verdict that --resume retries
+    killer = next(r for r in c_doc["results"] if r["submission"] == "mallory")
+    assert killer["verdict"] == "runtime_error" and killer["internal_error"] and killer["key"] is None
+    assert "Dask worker grading this submission died (2 tries" in killer["message"]
+    # the secret: in no output, log (the workers' included: they write to this stderr) or file
+    texts = [on_cluster.stdout, on_cluster.stderr, (tmp_path / "c.json").read_text(), (tmp_path / "c.xml").read_text()]
+    assert not [t for t in texts if SECRET in t] and c_doc["seed"]["label"] == f"{SEED} + secret"
+
+
+# -- on a cluster of threads in this process --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def threads_cluster():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+                                  silence_logs=logging.ERROR) as local, distributed.Client(local) as client:
+        yield client
+
+
+def _job(index: int, tmp_path: Path) -> cluster.Job:
+    path = tmp_path / f"s{index}.py"
+    path.write_text("def solve(*args): pass\n")
+    entry = Entry(f"who{index}", "tiny_transpose", str(path), str(SPECS / "tiny_transpose.yaml"))
+    return cluster.Job(index, entry, None, "k", str(path), "not its digest")
+
+
+SEEN_ON_THE_WORKER = []  # module level: a closure would be pickled with a copy of its list
+
+
+def _failing_task(job, settings, cancel_name):
+    """Notes each task's key and reprs (the Task's, and its arguments': Dask
+    shortens the first when the key is long), then fails."""
+    for key, ts in distributed.get_worker().state.tasks.items():
+        spec = ts.run_spec
+        SEEN_ON_THE_WORKER.append((str(key), repr(spec) + str(spec) + repr(getattr(spec, "args", ""))
+                                   + repr(getattr(spec, "kwargs", ""))))
+    raise RuntimeError("boom")
+
+
+def test_task_keys_and_reprs_do_not_carry_the_secret(threads_cluster, tmp_path, monkeypatch, caplog):
+    """What Dask shows of a task (its key, its repr; the 'Compute Failed' log of a
+    task that raises) holds no secret; the failure becomes an internal record."""
+    failing_task, seen = _failing_task, SEEN_ON_THE_WORKER
+    monkeypatch.setattr(cluster, "grade_task", failing_task)
+    settings, records = GradeSettings(SEED, SECRET, interpret=True), {}
+    with caplog.at_level(logging.INFO, logger="distributed"):
+        cluster.grade_on_cluster(threads_cluster, [_job(0, tmp_path)], settings, records.__setitem__)
+    assert seen and all(SECRET not in key and SECRET not in text for key, text in seen)
+    assert all(key.startswith("judge-grade-0-") for key, _ in seen)
+    assert "GradeSettings(public_seed=5, interpret=True" in seen[0][1]  # the settings are there, shown
+    assert "Compute Failed" in caplog.text and SECRET not in caplog.text
+    assert records[0]["verdict"] == "runtime_error" and "RuntimeError: boom" in records[0]["message"]
+    assert records[0]["key"] is None
+
+
+def test_an_interrupt_stops_the_running_tasks_and_keeps_finished_records(threads_cluster, tmp_path, monkeypatch):
+    """Ctrl-C while the first record is written: the grade's Event stops the other
+    tasks (running or not started), and the interrupt propagates."""
+    def task(job, settings, cancel_name):
+        stop = cluster.ClusterCancel(cancel_name)
+        deadline = time.monotonic() + (0 if job.index == 0 else 20)
+        while time.monotonic() < deadline:
+            if stop.is_set():
+                return None
+            time.sleep(0.05)
+        return {"index": job.index}
+
+    def done(index, record):
+        records[index] = record
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster, "grade_task", task)
+    records, started = {}, time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(4)],
+                                 GradeSettings(SEED, interpret=True), done)
+    assert records == {0: {"index": 0}} and time.monotonic() - started < 10
+
+
+HELD_BY_THE_WORKER = []
+
+
+def _counting_task(job, settings, cancel_name):
+    HELD_BY_THE_WORKER.append(len(distributed.get_worker().state.tasks))
+    time.sleep(0.05)
+    return {"index": job.index}
+
+
+def test_only_as_many_tasks_as_the_cluster_has_slots_are_submitted(threads_cluster, tmp_path, monkeypatch):
+    """Two threads: the worker never holds more than two of the eight tasks (all
+    at once would queue them on it, where its death would count against each)."""
+    monkeypatch.setattr(cluster, "grade_task", _counting_task)
+    records = {}
+    assert cluster.slots(threads_cluster, interpret=True) == 2 and cluster.slots(threads_cluster, False) == 0
+    cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(8)],
+                             GradeSettings(SEED, interpret=True), records.__setitem__)
+    assert records == {i: {"index": i} for i in range(8)}
+    assert len(HELD_BY_THE_WORKER) == 8 and max(HELD_BY_THE_WORKER) <= 2
+
+
+@pytest.mark.slow
+def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
+    """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume
+    after bob fixed his file, grades bob only."""
+    subs = tmp_path / "subs"
+    for who, name in (("alice", "transpose_ok.py"), ("bob", "transpose_wrong_value.py")):
+        (subs / who).mkdir(parents=True)
+        shutil.copy(SOLUTIONS / name, subs / who / "tiny_transpose.py")
+    out = tmp_path / "r.json"
+    args = ["grade", "--dir", str(subs), "--cluster", threads_cluster.scheduler.address, "--interpret",
+            "--timeout", "5", "--seed", str(SEED), "--resume", "--json", str(out)]
+    env = {"JUDGE_CHALLENGES_PATH": str(SPECS)}
+    first = CliRunner().invoke(main, args, env=env)
+    assert [r["verdict"] for r in json.loads(out.read_text())["results"]] == ["accepted", "wrong_answer"], first.output
+    shutil.copy(SOLUTIONS / "transpose_ok.py", subs / "bob" / "tiny_transpose.py")
+    second = CliRunner().invoke(main, args, env=env)
+    doc = json.loads(out.read_text())
+    assert {r["submission"]: (r["verdict"], bool(r.get("carried_over"))) for r in doc["results"]} == {
+        "alice": ("accepted", True), "bob": ("accepted", False)}, second.output
+    assert second.exit_code == 0 and doc["results"][1]["worker"] == "0"
+
+
+def test_a_worker_that_offers_a_gpu_it_does_not_have_is_a_usage_error():
+    """GPU mode on a worker started with --resources GPU=1 but no CUDA device (this machine)."""
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  resources={"GPU": 1}, silence_logs=logging.ERROR) as local, \
+            distributed.Client(local) as client:
+        if cluster._worker_facts(False)[1] > 0:
+            pytest.skip("this machine has a CUDA GPU")
+        with pytest.raises(cluster.ClusterError, match="offers the resource GPU but sees no CUDA GPU"):
+            cluster.check_workers(client, local.scheduler_address, False, print)
+        assert cluster.slots(client, interpret=False) == 1
+
+
+@pytest.mark.slow
+def test_judge_worker_serves_a_scheduler_until_sigterm():
+    """``judge worker --interpret --jobs 2`` joins with two named single-threaded workers and leaves on SIGTERM."""
+    import signal
+
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None,
+                                  silence_logs=logging.ERROR) as local, distributed.Client(local) as client:
+        proc = subprocess.Popen([sys.executable, "-m", "judge", "worker", local.scheduler_address, "--interpret",
+                                 "--jobs", "2", "--name", "box"], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            client.wait_for_workers(2, timeout=120)
+            workers = client.scheduler_info()["workers"].values()
+            assert sorted((w["name"], w["nthreads"]) for w in workers) == [("box-cpu0", 1), ("box-cpu1", 1)]
+            assert cluster.slots(client, interpret=True) == 2
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            output = proc.communicate(timeout=60)[0]
+        assert proc.returncode == 0, output
+        deadline = time.monotonic() + 10
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not client.scheduler_info()["workers"]
+
+
+# -- pure parts ------------------------------------------------------------------------
+
+def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():
+    gpus = cluster.worker_specs([0, 3], 2)
+    assert list(gpus) == ["gpu0", "gpu3"]
+    assert gpus["gpu3"]["env"]["CUDA_VISIBLE_DEVICES"] == "3" and gpus["gpu3"]["resources"] == {"GPU": 1}
+    assert all(spec["nthreads"] == 1 for spec in gpus.values())
+    cpus = cluster.worker_specs(None, 3)
+    assert list(cpus) == ["cpu0", "cpu1", "cpu2"] and not any("resources" in s for s in cpus.values())
+
+
+def test_a_worker_that_cannot_read_the_submission_says_why(tmp_path):
+    job = _job(0, tmp_path)
+    settings = GradeSettings(SEED, interpret=True)
+    assert "cannot read the submission" in cluster._worker_problem(
+        cluster.Job(0, job.entry, None, "k", str(tmp_path / "gone.py"), "d"), settings)
+    assert "other bytes" in cluster._worker_problem(job, settings)
+    assert cluster._worker_problem(cluster.make_jobs([0], [job.entry], {}, ["k"])[0], settings) == ""
+    assert "runs judge" in cluster._worker_problem(cluster.Job(0, job.entry, None, "k", job.path, "d", "0.0.0"),
+                                                   settings)
+
+
+def test_cluster_usage_errors_exit_2(tmp_path):
+    solution = str(SOLUTIONS / "transpose_ok.py")
+    for args, words in [(["--cluster", "tcp://127.0.0.1:1", "--gpus", "0"], "--gpus and --jobs are for"),
+                        (["--cluster", "local", "--device", "cuda:1"], "drop --device")]:
+        result = CliRunner().invoke(main, ["grade", "transpose", solution, *args])
+        assert result.exit_code == 2 and words in result.output, result.output
