@@ -20,7 +20,7 @@ from judge.challenge.catalog import SearchPath
 from judge.report.junit import grade_to_junit
 from judge.report.markdown import cell, grade_to_markdown
 
-from conftest import SPECS
+from conftest import SOLUTIONS, SPECS
 
 SETTINGS = GradeSettings(public_seed=5, interpret=True)
 SEARCH = SearchPath(user_dirs=(SPECS,))
@@ -339,6 +339,23 @@ def test_judge_entry_stops_at_once_when_cancelled(tmp_path):
     with pytest.raises(Cancelled):
         judge_entry(entry, load_spec(entry.spec_path), "k", SETTINGS, None, cancel)
     assert time.perf_counter() - started < 2  # before any worker started
+
+
+def test_a_cancel_stops_a_judgement_blocked_in_a_hanging_call_at_once():
+    """A grade cancelled (Ctrl-C, SIGTERM) while a submission hangs: its worker is killed and the
+    judgement raises Cancelled within a second or so, not when the 60 s call timeout runs out, and
+    the killed call is no verdict (found with scripts/grade_under_load.sh: the cut grade ran on
+    until its hanging submissions timed out)."""
+    from judge.challenge.spec import load_spec
+
+    entry = Entry("a", "tiny_transpose", str(SOLUTIONS / "transpose_hang.py"), str(SPECS / "tiny_transpose.yaml"))
+    settings = GradeSettings(public_seed=5, interpret=True, timeout=60.0, compile_timeout=60.0)
+    cancel = threading.Event()
+    threading.Timer(6.0, cancel.set).start()  # the worker has started and solve() hangs by then
+    started = time.perf_counter()
+    with pytest.raises(Cancelled):
+        judge_entry(entry, load_spec(entry.spec_path), "k", settings, None, cancel)
+    assert time.perf_counter() - started < 15
 
 
 # -- JUnit and Markdown --------------------------------------------------------------------

@@ -60,10 +60,38 @@ def _cancel_events(cancel):
     return CancelEvents()
 
 
+class _StopOnCancel:
+    """Kills the workers of the judging thread once ``cancel.is_set()`` (asked every POLL_S), so a
+    cancelled grade does not wait for a blocked call's timeout; ``fired`` says it did."""
+
+    POLL_S = 0.2
+
+    def __init__(self, cancel):
+        self.cancel, self.fired = cancel, False
+        self.owner, self.finished = threading.get_ident(), threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="grade-cancel", daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        from judge.worker.client import kill_workers_of
+
+        while not self.finished.wait(self.POLL_S):
+            if self.cancel.is_set():
+                self.fired = True
+                while not self.finished.wait(self.POLL_S):  # and any worker the runner spawns meanwhile
+                    kill_workers_of(self.owner)
+                return
+
+    def stop(self) -> None:
+        self.finished.set()
+        self.thread.join()
+
+
 def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None,
                 cancel=None) -> dict:
     """Judge one entry and return its public record; never raises for a bad
-    submission.  Raises ``Cancelled`` soon after ``cancel`` is set."""
+    submission.  Raises ``Cancelled`` soon after ``cancel`` is set: the judgement's
+    workers are killed then, and what they left unfinished is no verdict."""
     if entry.problem or spec is None:
         return problem_record(entry, key, settings)
     from judge.judging.runner import judge_solution
@@ -72,6 +100,8 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
     events = _cancel_events(cancel) if cancel is not None else None
     from judge.judging.reference import ReferenceError_
 
+    # On a Dask worker ``cancel`` is asked from the task's own thread only (cluster.ClusterCancel).
+    watcher = _StopOnCancel(cancel) if isinstance(cancel, threading.Event) else None
     try:
         run = judge_solution(spec, entry.path, settings.options(device), events).as_dict()
     except ReferenceError_ as exc:  # the organiser's spec is broken: not the submission's verdict
@@ -82,6 +112,11 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
         run = {"verdict": Verdict.RUNTIME_ERROR.value, "challenge": spec.name, "solution": entry.path,
                "message": f"internal error in judge while grading this submission: {type(exc).__name__}: {exc}",
                "tests": [], "benchmarks": [], "notes": ["internal error: please report it"], "internal_error": True}
+    finally:
+        if watcher is not None:
+            watcher.stop()
+    if watcher is not None and watcher.fired:  # its workers were killed: a crash of our making, no verdict
+        raise Cancelled
     return public_record(entry, key, run, settings, time.perf_counter() - started, device)
 
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -71,6 +72,22 @@ def spawn_early(solution: str, spec, interpret: bool, device: str | None) -> "Wo
     return worker
 
 
+# The live workers of each thread (a judgement runs in one thread), so that a cancelled
+# grade can stop a thread's judgement now, not when its blocked call times out.
+_LIVE: dict[int, set] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_workers_of(thread_id: int) -> int:
+    """Kill the process group of every live worker that thread ``thread_id`` spawned; how many.
+    Their pending calls then fail at once (WorkerCrashed)."""
+    with _LIVE_LOCK:
+        workers = list(_LIVE.get(thread_id, ()))
+    for worker in workers:
+        worker._kill_group()
+    return len(workers)
+
+
 class Worker:
     """One spawned worker process for one solution file."""
 
@@ -88,6 +105,7 @@ class Worker:
         self.process: subprocess.Popen | None = None
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
+        self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
 
     # -- life cycle ------------------------------------------------------------
     def start(self, timeout: float) -> None:
@@ -133,6 +151,9 @@ class Worker:
                     self.area = None
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
         self.watchdog.start()
+        self._owner = threading.get_ident()
+        with _LIVE_LOCK:
+            _LIVE.setdefault(self._owner, set()).add(self)
 
     @property
     def spawned_for(self) -> tuple:
@@ -174,6 +195,10 @@ class Worker:
                 except OSError:
                     pass
             self.process = None
+            with _LIVE_LOCK:
+                _LIVE.get(self._owner, set()).discard(self)
+                if not _LIVE.get(self._owner, True):
+                    del _LIVE[self._owner]
         if self.area is not None:
             self.area.close()
             self.area, self._area_owed = None, False
