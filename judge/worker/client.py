@@ -200,23 +200,23 @@ class Worker:
         if self.area is not None:
             self.area.reserve(span(sizes))  # refused: the worker sends through the pipe
 
-    def request(self, header: dict, timeout: float, what: str = "the call") -> tuple[dict, list]:
-        """Send a request and wait at most ``timeout`` seconds for its answer.
+    def request(self, header: dict, timeout: float, what: str = "the call", blobs=()) -> tuple[dict, list]:
+        """Send a request (``blobs``: shipped input bytes) and wait at most ``timeout`` seconds for its answer.
 
         Call ``expect_reply`` first.  The blobs of a reply (views of the shared area)
         are valid until the next ``request`` or ``receive`` on this worker.
         """
-        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0))
+        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0), blobs)
         return self._receive(timeout, what)
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
         """Wait for the next message of a multi-message reply (``bench``)."""
         return self._receive(timeout, what)
 
-    def _send(self, header: dict) -> None:
+    def _send(self, header: dict, blobs=()) -> None:
         try:
             self._free_area()
-            protocol.send(self._request_w, header)
+            protocol.send(self._request_w, header, blobs)
         except OSError:
             raise WorkerCrashed(self._death_message("before the request could be sent")) from None
 
