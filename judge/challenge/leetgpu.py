@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import re
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
 
 from judge.challenge.cases import Case
-from judge.challenge.leetgpu_format import SignatureError, html_to_text, map_signature, over_budget
+from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
 from judge.challenge.spec_model import DIFFICULTIES, Spec, SpecError, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES
 
-__all__ = ["is_challenge_folder", "load_folder", "LeetGpuSpec", "LeetGpuError", "ShippedCase", "build_tests",
+__all__ = ["is_challenge_folder", "load_folder", "find_folders", "list_folder", "Listed", "LeetGpuSpec", "LeetGpuError", "ShippedCase", "build_tests",
            "build_performance_test", "expected_outputs", "performance_size", "MODULE_FILE"]
 
 MODULE_FILE = "challenge.py"
@@ -55,6 +56,7 @@ class LeetGpuSpec(Spec):
 
     challenge_class: type | None = field(default=None, repr=False, compare=False)
     num_gpus: int = 1
+    c_types: tuple = field(default=(), compare=False)  # (name, "POINTER(c_float)") as the signature declares
     shipped = True  # the worker receives the input tensors (shipped.py), not a seed
 
     def instance(self, device: str):
@@ -86,8 +88,11 @@ def load_folder(folder) -> LeetGpuSpec:
     folder = Path(folder)
     file = folder / MODULE_FILE
     if not file.is_file():
+        inside = find_folders(folder) if folder.is_dir() else []
+        hint = (f"; it holds {len(inside)} challenge folder(s), such as {inside[0]}: give one of them, or "
+                f"'judge list {folder}' lists them" if inside else "")
         raise LeetGpuError(f"{folder}: no {MODULE_FILE} in this folder; a LeetGPU challenge folder holds "
-                           f"{MODULE_FILE}, challenge.html and starter/")
+                           f"{MODULE_FILE}, challenge.html and starter/{hint}")
     cls = _import_challenge(file)
     for attribute in ("name", "atol", "rtol"):
         if not hasattr(cls, attribute):
@@ -99,7 +104,47 @@ def load_folder(folder) -> LeetGpuSpec:
         parameters = map_signature(signature, _dtypes_of(example))
     except SignatureError as exc:
         raise LeetGpuError(f"{file}: get_solve_signature(): {exc}") from None
-    return _spec(folder, cls, parameters)
+    c_types = tuple((name, ctype_name(entry[0])) for name, entry in signature.items())
+    return replace(_spec(folder, cls, parameters), c_types=c_types)
+
+
+def find_folders(root) -> list[Path]:
+    """Every challenge folder under ``root`` (``root`` itself too), in natural order (2 before 10)."""
+    root = Path(root)
+    found = [p.parent for p in root.rglob(MODULE_FILE) if p.is_file()]
+    return sorted(found, key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(p))])
+
+
+@dataclass
+class Listed:
+    """One folder of ``judge list FOLDER``: its spec and performance size, or why it cannot run."""
+
+    folder: Path
+    spec: LeetGpuSpec | None = None
+    performance: str = ""
+    performance_bytes: int | None = None
+    problem: str = ""  # empty: it can run
+
+
+def list_folder(root) -> list[Listed]:
+    """Load every challenge under ``root``; one that does not load says why."""
+    out = []
+    for folder in find_folders(root):
+        item = Listed(folder)
+        try:
+            item.spec = load_folder(folder)
+        except LeetGpuError as exc:
+            item.problem = str(exc).replace(f"{folder / MODULE_FILE}: ", "")
+            out.append(item)
+            continue
+        if item.spec.num_gpus > 1:
+            item.problem = f"needs {item.spec.num_gpus} GPUs (num_gpus); the judge runs on one"
+        try:
+            item.performance, item.performance_bytes = performance_size(item.spec)
+        except LeetGpuError:  # its generator needs real values (torch's meta device has none): sized when run
+            item.performance = "? (built when run)"
+        out.append(item)
+    return out
 
 
 def _spec(folder: Path, cls: type, parameters: tuple) -> LeetGpuSpec:

@@ -44,10 +44,11 @@ class SignatureError(ValueError):
 
 
 def ctype_name(ctype) -> str:
-    """``float*`` style text of a ctypes type or pointer type (for ``judge show``)."""
-    target = getattr(ctype, "_type_", None)
+    """How a signature type is written in messages: ``POINTER(c_float)``, ``c_int``."""
     if _is_pointer(ctype):
-        return f"{target.__name__}*"
+        return f"POINTER({ctype._type_.__name__})"
+    if _is_torch_tensor_class(ctype):
+        return "torch.Tensor"
     return getattr(ctype, "__name__", repr(ctype))
 
 
@@ -69,13 +70,19 @@ def map_signature(signature: dict, dtypes: dict) -> tuple:
         if not (isinstance(entry, tuple) and len(entry) == 2 and entry[1] in ROLES):
             raise SignatureError(f"parameter '{name}': expected (ctypes type, 'in' | 'out' | 'inout'), got {entry!r}")
         ctype, role = entry
-        parameters.append(_tensor(name, ctype, role, dtypes) if _is_pointer(ctype) else _scalar(name, ctype, role))
+        tensor = _is_pointer(ctype) or _is_torch_tensor_class(ctype)
+        parameters.append(_tensor(name, ctype, role, dtypes) if tensor else _scalar(name, ctype, role))
     return tuple(parameters)
 
 
+def _is_torch_tensor_class(ctype) -> bool:
+    """``torch.Tensor`` given as the type (some challenges do): a tensor whose dtype the test says."""
+    return isinstance(ctype, type) and ctype.__name__ == "Tensor" and ctype.__module__.startswith("torch")
+
+
 def _tensor(name: str, ctype, role: str, dtypes: dict) -> Tensor:
-    element = ctype._type_.__name__
-    if element not in POINTER_SIZES:
+    element = ctype._type_.__name__ if _is_pointer(ctype) else None
+    if element is not None and element not in POINTER_SIZES:
         raise SignatureError(f"parameter '{name}': pointer type POINTER({element}) is not supported "
                              f"(supported elements: {', '.join(sorted(POINTER_SIZES))})")
     dtype = dtypes.get(name)
@@ -85,7 +92,7 @@ def _tensor(name: str, ctype, role: str, dtypes: dict) -> Tensor:
     if size is None:
         raise SignatureError(f"parameter '{name}': tensors of dtype {dtype} are not supported "
                              f"(supported: {', '.join(_DTYPE_SIZES)})")
-    if size != POINTER_SIZES[element]:
+    if element is not None and size != POINTER_SIZES[element]:
         raise SignatureError(f"parameter '{name}': POINTER({element}) holds {POINTER_SIZES[element]}-byte elements "
                              f"but its test tensor is {dtype} ({size} bytes)")
     return Tensor(name, dtype, (), role, Init())
@@ -93,6 +100,9 @@ def _tensor(name: str, ctype, role: str, dtypes: dict) -> Tensor:
 
 def _scalar(name: str, ctype, role: str) -> Scalar:
     kind = SCALAR_KINDS.get(getattr(ctype, "__name__", ""))
+    if kind is None and getattr(ctype, "__name__", "") == "Module":
+        raise SignatureError(f"parameter '{name}': a torch.nn.Module cannot be sent to the solution's process "
+                             "(the judge ships tensors and scalars, as raw bytes)")
     if kind is None:
         raise SignatureError(f"parameter '{name}': ctypes type {ctype_name(ctype)} is not supported "
                              f"(scalars: {', '.join(sorted(SCALAR_KINDS))}; or a ctypes.POINTER)")
