@@ -83,8 +83,9 @@ class ShippedCase(Case):
 
 
 # -- loading -----------------------------------------------------------------------------
-def load_folder(folder) -> LeetGpuSpec:
-    """Import ``folder/challenge.py`` and describe it; raises ``LeetGpuError``."""
+def load_folder(folder, runnable: bool = True) -> LeetGpuSpec:
+    """Import ``folder/challenge.py`` and describe it; raises ``LeetGpuError``, also (``runnable``)
+    for a challenge the judge cannot run (``num_gpus`` > 1)."""
     folder = Path(folder)
     file = folder / MODULE_FILE
     if not file.is_file():
@@ -105,14 +106,34 @@ def load_folder(folder) -> LeetGpuSpec:
     except SignatureError as exc:
         raise LeetGpuError(f"{file}: get_solve_signature(): {exc}") from None
     c_types = tuple((name, ctype_name(entry[0])) for name, entry in signature.items())
-    return replace(_spec(folder, cls, parameters), c_types=c_types)
+    spec = replace(_spec(folder, cls, parameters), c_types=c_types)
+    if runnable and spec.num_gpus > 1:
+        raise LeetGpuError(f"{folder}: {multi_gpu_problem(spec)}")
+    return spec
+
+
+def multi_gpu_problem(spec: LeetGpuSpec) -> str:
+    return f"needs {spec.num_gpus} GPUs (num_gpus = {spec.num_gpus}); the judge runs a solution on one"
 
 
 def find_folders(root) -> list[Path]:
-    """Every challenge folder under ``root`` (``root`` itself too), in natural order (2 before 10)."""
-    root = Path(root)
-    found = [p.parent for p in root.rglob(MODULE_FILE) if p.is_file()]
-    return sorted(found, key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(p))])
+    """Every challenge folder under ``root`` (``root`` itself too): easy, medium, hard, then
+    others, each in natural order (2 before 10)."""
+    found = [p.parent for p in Path(root).rglob(MODULE_FILE) if p.is_file()]
+
+    def order(folder: Path):
+        level = DIFFICULTIES.index(folder.parent.name) if folder.parent.name in DIFFICULTIES else len(DIFFICULTIES)
+        return level, [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(folder))]
+
+    return sorted(found, key=order)
+
+
+def _last_line(message: str) -> str:
+    """A load error in one line: the exception of a traceback (``judge show`` prints it whole)."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    if len(lines) > 1 and "Traceback" in message:
+        return f"{lines[0]} {lines[-1]} (judge show FOLDER prints the traceback)"
+    return message
 
 
 @dataclass
@@ -132,13 +153,13 @@ def list_folder(root) -> list[Listed]:
     for folder in find_folders(root):
         item = Listed(folder)
         try:
-            item.spec = load_folder(folder)
+            item.spec = load_folder(folder, runnable=False)
         except LeetGpuError as exc:
-            item.problem = str(exc).replace(f"{folder / MODULE_FILE}: ", "")
+            item.problem = _last_line(str(exc).replace(f"{folder / MODULE_FILE}: ", ""))
             out.append(item)
             continue
         if item.spec.num_gpus > 1:
-            item.problem = f"needs {item.spec.num_gpus} GPUs (num_gpus); the judge runs on one"
+            item.problem = multi_gpu_problem(item.spec)
         try:
             item.performance, item.performance_bytes = performance_size(item.spec)
         except LeetGpuError:  # its generator needs real values (torch's meta device has none): sized when run
