@@ -194,7 +194,7 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
     spec, result = runner.spec, runner.result
     missing = []
     for entry, case in zip(result.benchmarks, cases):
-        entry["bytes"], entry["flops"] = _cost(spec, case)
+        entry["bytes"], entry["flops"] = case_cost(spec, case)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
         key = baseline_key(result.environment, spec, case.params, runner.options.bench_budget_s)
         cached = None if runner.options.remeasure_peaks else cached_baseline(key)
@@ -206,7 +206,7 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
         _measure_baselines(runner, missing)
 
 
-def _cost(spec, case) -> tuple[float, float]:
+def case_cost(spec, case) -> tuple[float, float]:
     """(bytes, flops) of a case: the spec's formulas, or a shipped case's tensor bytes (no flop count)."""
     if hasattr(case, "nbytes"):
         return float(case.nbytes), 0.0
