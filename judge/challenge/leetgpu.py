@@ -185,8 +185,9 @@ def _import_challenge(file: Path) -> type:
     """The ``Challenge`` class of ``file``, with its ``core`` package importable."""
     root = str(file.resolve().parents[2])
     _forget_other_core(root)
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    if root in sys.path:  # first, so that its core wins over another checkout's loaded before
+        sys.path.remove(root)
+    sys.path.insert(0, root)
     name = "leetgpu_challenge_" + hashlib.blake2b(str(file.resolve()).encode(), digest_size=6).hexdigest()
     module_spec = importlib.util.spec_from_file_location(name, file)
     module = importlib.util.module_from_spec(module_spec)
