@@ -117,7 +117,7 @@ def test_more_than_one_gpu_is_refused_when_resolving_but_listed():
 def test_list_orders_by_difficulty_and_sizes_the_performance_test_without_memory():
     listed = list_folder(CHALLENGES)
     assert [item.folder.name for item in listed] == [
-        "1_vec_add", "2_count_positive", "3_half_scale", "4_inplace_relu", "5_sum_diff"]
+        "1_vec_add", "2_count_positive", "3_half_scale", "4_inplace_affine", "5_sum_diff"]
     assert all(not item.problem for item in listed)
     assert performance_size(load_folder(VEC_ADD)) == ("N=4194304", 3 * 4 * (1 << 22))
 
@@ -157,7 +157,7 @@ def test_lazy_descriptors_of_the_performance_test_are_drawn():
     assert a.shape == (1 << 22,) and a.dtype == torch.float32 and -1.0 <= a.min() and a.max() < 1.0
     assert case.kind == "benchmark" and case.params == {"N": 1 << 22}
     assert c.abs().sum() == 0 and case.nbytes == 3 * 4 * (1 << 22)
-    inout = build_performance_test(load_folder(CHALLENGES / "medium" / "4_inplace_relu"), "cpu", seed=4)
+    inout = build_performance_test(load_folder(CHALLENGES / "medium" / "4_inplace_affine"), "cpu", seed=4)
     assert inout.nbytes == 2 * 4 * (1 << 20)  # read and written
 
 

@@ -40,7 +40,7 @@ def test_a_triton_solution_in_leetgpus_shape_is_accepted_and_the_big_test_skippe
     ("easy/1_vec_add", "leetgpu_vec_add_torch.py"),  # plain PyTorch
     ("easy/2_count_positive", "leetgpu_count_positive.py"),  # an int32 output
     ("medium/3_half_scale", "leetgpu_half_scale.py"),  # float16 and a float scalar
-    ("medium/4_inplace_relu", "leetgpu_inplace_relu.py"),  # an inout tensor
+    ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"),  # an inout tensor
     ("hard/5_sum_diff", "leetgpu_sum_diff.py"),  # two outputs
 ])
 def test_each_kind_of_signature_is_judged(folder, solution):

@@ -256,11 +256,12 @@ def _baseline_code(file: Path, names: list[str]) -> str:
             f"_sys.path.insert(0, {str(file.resolve().parents[2])!r})\n"
             f"_spec = _util.spec_from_file_location('leetgpu_reference', {str(file.resolve())!r})\n"
             "_module = _util.module_from_spec(_spec)\n_spec.loader.exec_module(_module)\n"
-            "_challenge = _module.Challenge(device='cuda')\n"
-            f"_NAMES = {names!r}\n\n\n"
+            f"_NAMES = {names!r}\n_INSTANCES = {{}}\n\n\n"
             "def baseline(*args):\n"
+            "    device = str(next(a.device for a in args if isinstance(a, torch.Tensor)))\n"
+            "    challenge = _INSTANCES.setdefault(device, _module.Challenge(device=device))\n"
             "    with torch.no_grad():\n"
-            "        _challenge.reference_impl(**dict(zip(_NAMES, args)))\n")
+            "        challenge.reference_impl(**dict(zip(_NAMES, args)))\n")
 
 
 # -- the tests -------------------------------------------------------------------------------

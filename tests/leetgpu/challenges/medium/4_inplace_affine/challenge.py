@@ -5,13 +5,15 @@ from core.challenge_base import ChallengeBase
 
 
 class Challenge(ChallengeBase):
-    name = "In-place ReLU (test)"
+    """In place and not idempotent: a timed call that saw the previous call's result would be wrong."""
+
+    name = "In-place Affine (test)"
     atol = 0
     rtol = 0
     num_gpus = 1
 
     def reference_impl(self, data, N):
-        data.clamp_(min=0)
+        data.mul_(2).add_(1)
 
     def get_solve_signature(self):
         return {"data": (ctypes.POINTER(ctypes.c_float), "inout"), "N": (ctypes.c_int, "in")}
