@@ -68,11 +68,14 @@ def input_payload(parameters, arguments: dict) -> tuple[list, list]:
     return metas, blobs
 
 
-def request_payload(case, parameters) -> tuple[dict, list]:
-    """The extra header and blobs that send ``case``'s inputs with a request ({} and [] for seeded cases)."""
+def request_payload(case) -> tuple[dict, list]:
+    """The extra header and blobs that send a shipped case's inputs with a request
+    ({} and [] for a seeded case); its ``arguments`` are in signature order."""
     arguments = getattr(case, "arguments", None)
     if not arguments:
         return {}, []
+    parameters = [Tensor(name, "", (), case.roles[name], Init()) if isinstance(value, torch.Tensor)
+                  else Scalar(name, "", "") for name, value in arguments.items()]
     metas, blobs = input_payload(parameters, arguments)
     return {"inputs": metas}, blobs
 

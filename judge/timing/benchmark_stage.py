@@ -49,10 +49,10 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     case_seed = derive_case_seed(runner.seed, case.name)  # the run's seed never reaches the worker
     if runner.reference is not None:
         worker.expect_reply(runner.reference.reply_sizes(case.params, outputs_only=True))
-    shipped, inputs = request_payload(case, worker.spec.parameters)  # LeetGPU tests: the inputs travel along
+    shipped, inputs = request_payload(case)  # a LeetGPU test's inputs travel with the request
     header, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, "params": case.params,
                                                    "seed": case_seed, "rule": rule, "verify": check, **shipped},
-                          opts.compile_timeout, f"warm-up of {what}", inputs)
+                          opts.compile_timeout, f"warm-up of {what}", *([inputs] if inputs else []))
     problems, verified = [], set()
     while True:
         header, blobs = _exchange(worker, worker.receive, opts.call_timeout() + 5.0, what)
