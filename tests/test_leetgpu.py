@@ -166,6 +166,7 @@ def test_shipped_inputs_round_trip_with_outputs_poisoned():
     spec = load_folder(CHALLENGES / "hard" / "5_sum_diff")
     case = build_tests(spec, "cpu", seed=3)[0][2]
     metas, blobs = input_payload(spec.parameters, case.arguments)
+    assert case.arguments["diff"].abs().sum() == 0  # its generator filled it with 7: the reference sees zeros
     assert len(blobs) == 2 and "blob" not in metas[2]  # outputs travel by shape only
     args = arguments_from_payload(spec.parameters, metas, [bytearray(b) for b in blobs], "cpu")
     assert torch.equal(args[0], case.arguments["a"]) and torch.equal(args[1], case.arguments["b"])

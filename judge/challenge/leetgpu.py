@@ -351,6 +351,8 @@ def _tensor_value(p: Tensor, value, device: str, generator, where: str) -> torch
         value = _materialize(value, device, generator, f"{where}: '{p.name}'")
     if _dtype_name(value.dtype) != p.dtype:
         raise LeetGpuError(f"{where}: '{p.name}' is {_dtype_name(value.dtype)}, but the example test's is {p.dtype}")
+    if p.role == "out":  # the reference sees zeros (a generator's torch.empty would make it vary); the solution, poison
+        return torch.zeros(value.shape, dtype=value.dtype, device=device)
     return value.to(device).contiguous()
 
 

@@ -22,7 +22,7 @@ class Challenge(ChallengeBase):
     def _test(self, rows, cols):
         return {"a": torch.rand(rows, cols, device=self.device), "b": torch.rand(rows, cols, device=self.device),
                 "total": torch.empty(rows, cols, device=self.device),
-                "diff": torch.empty(rows, cols, device=self.device), "rows": rows, "cols": cols}
+                "diff": torch.full((rows, cols), 7.0, device=self.device), "rows": rows, "cols": cols}
 
     def generate_example_test(self):
         return self._test(2, 3)
