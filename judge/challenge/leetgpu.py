@@ -60,7 +60,7 @@ class LeetGpuSpec(Spec):
     shipped = True  # the worker receives the input tensors (shipped.py), not a seed
 
     def instance(self, device: str):
-        return self.challenge_class(device=device)
+        return _instance(self.challenge_class, device, Path(self.source) / MODULE_FILE)
 
 
 @dataclass(frozen=True)
@@ -98,10 +98,9 @@ def load_folder(folder, runnable: bool = True) -> LeetGpuSpec:
     for attribute in ("name", "atol", "rtol"):
         if not hasattr(cls, attribute):
             raise LeetGpuError(f"{file}: class Challenge has no '{attribute}'")
-    example = _call(cls(device="meta"), "generate_example_test", file)
-    example = example[0] if isinstance(example, list) and example else example
+    example = _example(cls, file)
     try:
-        signature = _call(cls(device="meta"), "get_solve_signature", file)
+        signature = _call(_instance(cls, "meta", file), "get_solve_signature", file)
         parameters = map_signature(signature, _dtypes_of(example))
     except SignatureError as exc:
         raise LeetGpuError(f"{file}: get_solve_signature(): {exc}") from None
@@ -110,6 +109,23 @@ def load_folder(folder, runnable: bool = True) -> LeetGpuSpec:
     if runnable and spec.num_gpus > 1:
         raise LeetGpuError(f"{folder}: {multi_gpu_problem(spec)}")
     return spec
+
+
+def _instance(cls: type, device: str, file: Path):
+    try:
+        return cls(device=device)
+    except BaseException as exc:  # noqa: BLE001
+        raise LeetGpuError(f"{file}: Challenge(device={device!r}) failed:\n{_their_traceback(exc, file)}") from None
+
+
+def _example(cls: type, file: Path) -> dict:
+    """The example test, built on torch's meta device (no memory, no values), or on the CPU
+    when its generator needs values; only its tensors' dtypes are used."""
+    try:
+        example = _call(_instance(cls, "meta", file), "generate_example_test", file)
+    except LeetGpuError:
+        example = _call(_instance(cls, "cpu", file), "generate_example_test", file)
+    return example[0] if isinstance(example, list) and example else example
 
 
 def multi_gpu_problem(spec: LeetGpuSpec) -> str:

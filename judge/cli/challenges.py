@@ -76,15 +76,15 @@ def _show_leetgpu(console, spec) -> None:
     console.print(f"\nsignature: {spec.signature_text()}", markup=False)
     try:
         cases, _ = build_tests(spec, "meta", 0)
-    except ValueError:  # a generator that needs real values (torch's meta device has none)
-        cases = []
+    except ValueError:  # a generator that needs real values (torch's meta device has none): the CPU's
+        cases, _ = build_tests(spec, "cpu", 0)
     table = Table(box=table_box(console))
     for header in ("parameter", "declared", "dtype", "role", "example"):
         table.add_column(header)
     declared = dict(spec.c_types)
     for p in spec.parameters:
-        value = cases[0].arguments[p.name] if cases else None
-        example = (f"[{', '.join(map(str, value.shape))}]" if isinstance(p, Tensor) else str(value)) if cases else "?"
+        value = cases[0].arguments[p.name]
+        example = f"[{', '.join(map(str, value.shape))}]" if isinstance(p, Tensor) else str(value)
         table.add_row(p.name, declared.get(p.name, ""), p.dtype, getattr(p, "role", "in"), escape(example))
     console.print(table)
     tol = spec.tolerance

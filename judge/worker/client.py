@@ -111,6 +111,7 @@ class Worker:
         request_r, self._request_w = os.pipe()
         self._response_r, response_w = os.pipe()
         _widen_pipe(response_w)
+        _widen_pipe(self._request_w)  # shipped inputs (LeetGPU tests) cross it
         self.area = JudgeArea.create()
         fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
         try:
