@@ -1,10 +1,9 @@
-"""Sorting for LeetGPU's hard/15_sorting: an in-place ascending sort of N floats by a
-bitonic network, one Triton launch per compare-exchange step over a power-of-two
-buffer padded with +inf.
-
-Judge it with a checkout of github.com/AlphaGPU/leetgpu-challenges:
-    judge run .leetgpu/challenges/hard/15_sorting solutions/leetgpu/15_sorting.py
-"""
+# Sorting for LeetGPU's hard/15_sorting: an in-place ascending sort of N floats.
+#
+# Teaches: a bitonic network, one Triton launch per compare-exchange step over
+# a power-of-two buffer padded with +inf (log2(n)^2 / 2 launches).
+# Judge it with a checkout of github.com/AlphaGPU/leetgpu-challenges:
+#   judge run .leetgpu/challenges/hard/15_sorting solutions/leetgpu/15_sorting.py
 import torch
 import triton
 import triton.language as tl

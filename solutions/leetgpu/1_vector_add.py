@@ -1,8 +1,9 @@
-"""Vector addition for LeetGPU's easy/1_vector_add (its Triton starter, filled in).
-
-Judge it with a checkout of github.com/AlphaGPU/leetgpu-challenges:
-    judge run .leetgpu/challenges/easy/1_vector_add solutions/leetgpu/1_vector_add.py
-"""
+# Vector addition for LeetGPU's easy/1_vector_add: its Triton starter, filled in.
+#
+# Teaches: the masked block kernel (one program per 1024 elements, a mask for
+# the tail) and that LeetGPU's solve() gets its arguments positionally.
+# Judge it with a checkout of github.com/AlphaGPU/leetgpu-challenges:
+#   judge run .leetgpu/challenges/easy/1_vector_add solutions/leetgpu/1_vector_add.py
 import torch
 import triton
 import triton.language as tl

@@ -1,9 +1,9 @@
-"""GEMM for LeetGPU's medium/22_gemm: C = alpha * (A @ B) + beta * C in float16,
-accumulated in float32 (a tiled Triton matmul in the shape of its starter).
-
-Judge it with a checkout of github.com/AlphaGPU/leetgpu-challenges:
-    judge run .leetgpu/challenges/medium/22_gemm solutions/leetgpu/22_gemm.py
-"""
+# GEMM for LeetGPU's medium/22_gemm: C = alpha * (A @ B) + beta * C in float16.
+#
+# Teaches: a tiled Triton matmul with float32 accumulation (tl.dot) and an
+# inout tensor read before it is written.
+# Judge it with a checkout of github.com/AlphaGPU/leetgpu-challenges:
+#   judge run .leetgpu/challenges/medium/22_gemm solutions/leetgpu/22_gemm.py
 import torch
 import triton
 import triton.language as tl
