@@ -245,3 +245,8 @@ def test_cli_run_errors_of_a_folder_exit_2(cli, tmp_path):
     result = cli("run", BROKEN / "easy" / "1_import_error", solution)
     assert result.exit_code == 2 and "RuntimeError: the table is missing" in result.output
     assert "Traceback" in result.output
+
+
+def test_cli_validate_of_a_folder_says_what_checks_one(cli):
+    result = cli("validate", VEC_ADD)
+    assert result.exit_code == 2 and "judge list FOLDER" in result.output
