@@ -84,6 +84,7 @@ def test_a_stand_in_folder_loads_as_a_spec():
 
 def test_the_catalog_resolves_a_folder_and_explains_one_without_challenge_py():
     assert load_challenge(str(VEC_ADD)).shipped
+    assert load_challenge(str(VEC_ADD / "challenge.py")).name == "1_vec_add"
     with pytest.raises(LeetGpuError) as info:
         load_challenge(str(CHALLENGES / "easy"))
     assert "no challenge.py" in str(info.value) and "1_vec_add" in str(info.value)
