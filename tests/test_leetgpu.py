@@ -118,7 +118,7 @@ def test_more_than_one_gpu_is_refused_when_resolving_but_listed():
 def test_list_orders_by_difficulty_and_sizes_the_performance_test_without_memory():
     listed = list_folder(CHALLENGES)
     assert [item.folder.name for item in listed] == [
-        "1_vec_add", "2_count_positive", "3_half_scale", "4_inplace_affine", "5_sum_diff"]
+        "1_vec_add", "2_count_positive", "3_half_scale", "4_inplace_affine", "5_sum_diff", "6_xor_mask"]
     assert all(not item.problem for item in listed)
     assert performance_size(load_folder(VEC_ADD)) == ("N=4194304", 3 * 4 * (1 << 22))
 
@@ -214,7 +214,7 @@ def cli():
 
 def test_cli_list_of_a_folder_says_what_can_run_and_why_not(cli):
     result = cli("list", CHALLENGES)
-    assert result.exit_code == 0 and "5 of 5 challenges can run" in result.output
+    assert result.exit_code == 0 and "6 of 6 challenges can run" in result.output
     assert "N=4194304 (50.3 MB)" in result.output and "medium" in result.output
     result = cli("list", BROKEN)
     assert result.exit_code == 0 and "0 of 3 challenges can run" in result.output
@@ -251,3 +251,18 @@ def test_cli_run_errors_of_a_folder_exit_2(cli, tmp_path):
 def test_cli_validate_of_a_folder_says_what_checks_one(cli):
     result = cli("validate", VEC_ADD)
     assert result.exit_code == 2 and "judge list FOLDER" in result.output
+
+
+def test_uint32_tensors_are_shipped_and_poisoned_with_their_maximum():
+    """Their minimum is 0, the commonest value there is: a poor poison."""
+    spec = load_folder(CHALLENGES / "hard" / "6_xor_mask")
+    case = build_tests(spec, "cpu", seed=3)[0][2]
+    metas, blobs = input_payload(spec.parameters, case.arguments)
+    x, y, mask, n = arguments_from_payload(spec.parameters, metas, [bytearray(b) for b in blobs], "cpu")
+    assert x.dtype == torch.uint32 and torch.equal(x, case.arguments["x"]) and (mask, n) == (0x5A5A5A5A, 1000)
+    assert y.dtype == torch.uint32 and (y.to(torch.int64) == 2**32 - 1).all()
+    reference = ShippedReference(spec, "cpu")
+    expected = reference.expected(case)["y"]
+    assert all(m.ok for m in reference.check_case(case, {"x": x, "y": expected}))
+    (problem,) = reference.check_case(case, {"x": x, "y": y})[1:]
+    assert problem.unwritten == 1000

@@ -42,6 +42,7 @@ def test_a_triton_solution_in_leetgpus_shape_is_accepted_and_the_big_test_skippe
     ("medium/3_half_scale", "leetgpu_half_scale.py"),  # float16 and a float scalar
     ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"),  # an inout tensor
     ("hard/5_sum_diff", "leetgpu_sum_diff.py"),  # two outputs
+    ("hard/6_xor_mask", "leetgpu_xor_mask.py"),  # uint32 (LeetGPU's radix sort and rainbow table use it)
 ])
 def test_each_kind_of_signature_is_judged(folder, solution):
     result = judge(folder, solution, cpu_elements=400_000)

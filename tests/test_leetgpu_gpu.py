@@ -39,6 +39,7 @@ def test_performance_test_is_timed_checked_and_compared_with_the_torch_reference
 @pytest.mark.parametrize("folder, solution", [
     ("easy/2_count_positive", "leetgpu_count_positive.py"), ("medium/3_half_scale", "leetgpu_half_scale.py"),
     ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"), ("hard/5_sum_diff", "leetgpu_sum_diff.py"),
+    ("hard/6_xor_mask", "leetgpu_xor_mask.py"),
 ])
 def test_every_kind_of_signature_is_timed(folder, solution):
     """The inout case is not idempotent: each timed call must start from the shipped values."""

@@ -112,7 +112,7 @@ def _scalar(name: str, ctype, role: str) -> Scalar:
 
 
 _DTYPE_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int8": 1, "uint8": 1,
-                "int16": 2, "int32": 4, "int64": 8, "bool": 1}
+                "int16": 2, "int32": 4, "int64": 8, "bool": 1, "uint32": 4}
 
 
 def over_budget(element_counts: list[int], budget: int = CPU_ELEMENT_BUDGET) -> bool:

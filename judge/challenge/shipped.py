@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.challenge.spec_model import DTYPES, Init, Scalar, Tensor
-from judge.challenge.tensors import from_bytes, poison_, to_bytes
+from judge.challenge.spec_model import Init, Scalar, Tensor
+from judge.challenge.tensors import TORCH_DTYPES, from_bytes, poison_, to_bytes
 
 __all__ = ["ShippedSignature", "signature_message", "signature_from_message", "input_payload",
            "arguments_from_payload", "fresh_arguments", "request_payload"]
@@ -44,7 +44,7 @@ def signature_from_message(message: dict) -> ShippedSignature:
     parameters = []
     for p in message["parameters"]:
         if p["kind"] == "tensor":
-            if p["dtype"] not in DTYPES or p["role"] not in ("in", "out", "inout"):
+            if p["dtype"] not in TORCH_DTYPES or p["role"] not in ("in", "out", "inout"):
                 raise ValueError(f"bad shipped tensor parameter {p!r}")
             parameters.append(Tensor(str(p["name"]), p["dtype"], (), p["role"], Init()))
         else:
@@ -111,4 +111,4 @@ def fresh_arguments(parameters, template: list) -> list:
 
 
 def _dtype(p: Tensor) -> torch.dtype:
-    return getattr(torch, p.dtype)
+    return TORCH_DTYPES[p.dtype]
