@@ -28,8 +28,8 @@ from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_t
 from judge.challenge.spec_model import DIFFICULTIES, Spec, SpecError, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES
 
-__all__ = ["is_challenge_folder", "load_folder", "find_folders", "list_folder", "Listed", "LeetGpuSpec", "LeetGpuError", "ShippedCase", "build_tests",
-           "build_performance_test", "expected_outputs", "performance_size", "MODULE_FILE"]
+__all__ = ["load_folder", "find_folders", "list_folder", "Listed", "LeetGpuSpec", "LeetGpuError", "ShippedCase",
+           "build_tests", "build_performance_test", "expected_outputs", "performance_size", "MODULE_FILE"]
 
 MODULE_FILE = "challenge.py"
 _DTYPE_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
@@ -42,12 +42,6 @@ class LeetGpuError(SpecError):
     def __init__(self, message: str):
         ValueError.__init__(self, message)
         self.source, self.field, self.problem = "", "", message
-
-
-def is_challenge_folder(path) -> bool:
-    """A folder that holds a LeetGPU ``challenge.py``."""
-    folder = Path(path)
-    return folder.is_dir() and (folder / MODULE_FILE).is_file()
 
 
 @dataclass(frozen=True)
@@ -275,7 +269,9 @@ def _baseline_code(file: Path, names: list[str]) -> str:
             f"_NAMES = {names!r}\n_INSTANCES = {{}}\n\n\n"
             "def baseline(*args):\n"
             "    device = str(next(a.device for a in args if isinstance(a, torch.Tensor)))\n"
-            "    challenge = _INSTANCES.setdefault(device, _module.Challenge(device=device))\n"
+            "    challenge = _INSTANCES.get(device)\n"
+            "    if challenge is None:  # built once per device, not in every timed call\n"
+            "        challenge = _INSTANCES[device] = _module.Challenge(device=device)\n"
             "    with torch.no_grad():\n"
             "        challenge.reference_impl(**dict(zip(_NAMES, args)))\n")
 
