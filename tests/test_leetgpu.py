@@ -266,3 +266,8 @@ def test_uint32_tensors_are_shipped_and_poisoned_with_their_maximum():
     assert all(m.ok for m in reference.check_case(case, {"x": x, "y": expected}))
     (problem,) = reference.check_case(case, {"x": x, "y": y})[1:]
     assert problem.unwritten == 1000
+
+
+def test_cli_sweep_of_a_folder_is_refused_clearly(cli):
+    result = cli("sweep", VEC_ADD, ROOT / "tests" / "solutions" / "leetgpu_vec_add.py")
+    assert result.exit_code == 2 and "nothing to sweep" in result.output
