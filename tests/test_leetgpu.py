@@ -271,3 +271,11 @@ def test_uint32_tensors_are_shipped_and_poisoned_with_their_maximum():
 def test_cli_sweep_of_a_folder_is_refused_clearly(cli):
     result = cli("sweep", VEC_ADD, ROOT / "tests" / "solutions" / "leetgpu_vec_add.py")
     assert result.exit_code == 2 and "nothing to sweep" in result.output
+
+
+def test_grade_resume_keys_hash_a_folders_challenge_py():
+    import hashlib
+
+    from judge.grading.records import _file_digest
+
+    assert _file_digest(str(VEC_ADD)) == hashlib.sha256((VEC_ADD / "challenge.py").read_bytes()).hexdigest()
