@@ -478,3 +478,55 @@ def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():
         bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
     assert info.value.verdict == Verdict.WRONG_ANSWER
     assert "never written" in info.value.message and "wait_stream" in info.value.message
+
+
+# -- shipped inputs (LeetGPU challenge folders, docs/leetgpu.md) ----------------------------------------
+def shipped_bench(solve, folder="medium/4_inplace_affine"):
+    """bench_case on a stand-in LeetGPU challenge: the inputs travel with the request (Session.handle)."""
+    from dataclasses import replace
+
+    from judge.challenge.leetgpu import build_tests, load_folder
+    from judge.challenge.shipped import signature_from_message, signature_message
+    from judge.judging.shipped_runner import ShippedReference
+
+    from conftest import ROOT
+
+    spec = load_folder(ROOT / "tests" / "leetgpu" / "challenges" / folder)
+    session = RecordingSession(solve)
+    session.spec = signature_from_message(signature_message(spec))  # what the worker knows
+    runner = FakeRunner()
+    runner.reference = ShippedReference(spec, "cpu")
+    # functional-2 (999 elements) as the benchmark: the warm-up's 25 ms of fake GPU time take ~1000 calls
+    case = replace(build_tests(spec, "cpu", seed=3)[0][2], name="performance", kind="benchmark")
+    runner.reference.benchmark = case
+    pristine = case.arguments["data"].clone()
+
+    class ShippedWorker(FakeWorker):
+        def request(self, header, timeout, what="", blobs=()):
+            assert header["inputs"][0]["shape"] == [999] and len(blobs) == 1
+            session.handle(header, [bytearray(bytes(b)) for b in blobs])
+            session.finish()
+            return session.messages.pop(0)
+
+    done = bench_case(runner, ShippedWorker(session), case, check=True)
+    assert torch.equal(case.arguments["data"], pristine)  # the judge's copy is its own
+    return done, session
+
+
+def test_shipped_inputs_are_copied_for_every_timed_call_and_inout_restored():
+    """data = 2 * data + 1 in place is right only if every call starts from the shipped values."""
+    done, session = shipped_bench(lambda data, n: data.mul_(2).add_(1))
+    assert done["verified"] >= 3 and len(done["samples_ms"]) >= 10
+    assert session.template is not None and session.template[1] == 999
+
+
+def test_a_shipped_case_wrong_while_timed_is_a_wrong_answer():
+    calls = []
+
+    def wrong_later(data, n):
+        calls.append(1)
+        data.mul_(2).add_(1 if len(calls) < 8 else 2)
+
+    with pytest.raises(BenchFailure) as info:
+        shipped_bench(wrong_later)
+    assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message

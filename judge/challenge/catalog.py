@@ -171,7 +171,14 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
 
 
 def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:
-    """The spec of a challenge name or spec path; raises SpecError, UnknownChallenge, ChallengeConflict."""
+    """The spec of a challenge name, a spec path or a LeetGPU challenge folder (one that
+    holds ``challenge.py``: judge/challenge/leetgpu.py); raises SpecError, UnknownChallenge,
+    ChallengeConflict.  ``judge run``, ``rank``, ``grade`` and ``watch`` resolve challenges here."""
+    path = Path(name_or_path)
+    if path.is_dir() or (path.name == "challenge.py" and path.is_file()):
+        from judge.challenge.leetgpu import load_folder  # a LeetGPU challenge, or an error saying what it lacks
+
+        return load_folder(path if path.is_dir() else path.parent)
     if is_spec_path(name_or_path):
         return load_spec(find_spec_path(name_or_path))
     entry = _find_entry(name_or_path, search)

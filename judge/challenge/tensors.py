@@ -18,6 +18,7 @@ TORCH_DTYPES = {
     "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
     "float64": torch.float64, "int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16,
     "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+    "uint32": torch.uint32,  # LeetGPU challenge folders only (specs use spec_model.DTYPES)
 }
 
 
@@ -27,6 +28,8 @@ def poison_value(dtype: torch.dtype):
         return float("nan")
     if dtype == torch.bool:
         return True  # a bool cannot be poisoned for sure; documented in docs/spec-format.md
+    if dtype == torch.uint32:
+        return torch.iinfo(dtype).max  # its minimum is 0, the commonest value there is
     return torch.iinfo(dtype).min
 
 

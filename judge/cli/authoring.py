@@ -54,6 +54,10 @@ def _reports_for(spec: str):
     from judge.challenge.validate import validate_file, validate_spec
 
     try:
+        if Path(spec).is_dir():
+            raise UserError(f"{spec} is a folder: 'judge validate' checks YAML specs; for a LeetGPU challenge "
+                            "folder, 'judge list FOLDER' checks that it loads and 'judge show FOLDER' builds its "
+                            "tests (docs/leetgpu.md)")
         if is_spec_path(spec) and "#" not in spec:
             if not Path(spec).is_file():
                 raise UserError(f"no such spec file: {spec}")

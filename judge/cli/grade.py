@@ -101,15 +101,16 @@ def plan_entries(challenge, files, manifest, directory) -> list[Entry]:
 
 
 def load_specs(entries: list[Entry]) -> dict:
-    """spec path -> Spec; a broken spec is the organiser's mistake, so exit 2."""
-    from judge.challenge.spec import SpecError, load_spec
+    """spec path -> Spec (a LeetGPU challenge folder too); a broken spec is the organiser's mistake, so exit 2."""
+    from judge.challenge.catalog import UnknownChallenge, load_challenge
+    from judge.challenge.spec import SpecError
 
     specs = {}
     for entry in entries:
         if entry.spec_path and entry.spec_path not in specs:
             try:
-                specs[entry.spec_path] = load_spec(entry.spec_path)
-            except SpecError as exc:
+                specs[entry.spec_path] = load_challenge(entry.spec_path)
+            except (SpecError, UnknownChallenge) as exc:
                 raise UserError(str(exc)) from None
     return specs
 

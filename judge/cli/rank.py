@@ -157,6 +157,9 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
     from judge.comparing.sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
 
     spec = load_spec_or_exit(challenge)
+    if getattr(spec, "shipped", False):
+        raise UserError(f"{challenge} is a LeetGPU challenge folder: its tests have fixed sizes, so there is "
+                        "nothing to sweep; 'judge rank' times solutions on its performance test")
     paths = _paths(solutions)
     options = build_options(seed, interpret, device, timeout, compile_timeout)
     _check_plot(plot_path, options)

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.report.console import make_console, plain_wanted, render_run
 from judge.report.json_export import run_to_json
 from judge.judging.verdict import exit_code_for
@@ -77,10 +78,14 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @json_option
 @bench_options
 @remeasure_option
+@click.option("--cpu-elements", type=click.IntRange(1), default=CPU_ELEMENT_BUDGET, show_default=True,
+              help="CPU mode, LeetGPU challenge folders: skip functional tests whose tensors hold more elements "
+                   "(the example test always runs).")
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                no_bench, bench_budget, remeasure_peaks, db_path, no_history) -> None:
-    """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name or a .yaml spec).
+                no_bench, bench_budget, remeasure_peaks, cpu_elements, db_path, no_history) -> None:
+    """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
+    challenge folder holding challenge.py).
 
     Exit status: 0 accepted, 1 rejected, 2 usage error.
     """
@@ -93,7 +98,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     try:
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
-            bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks))
+            bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements))
     finally:
         if early is not None:
             early.stop()

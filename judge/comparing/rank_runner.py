@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from judge.challenge.cases import Case, benchmark_cases, call_seed
 from judge.comparing.ranking_math import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
-from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline
+from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline, make_runner
 from judge.judging.verdict import Verdict
 
 __all__ = ["RankEvents", "RankResult", "Participant", "rank_solutions", "default_budget", "timed_entry",
@@ -224,7 +224,7 @@ def _judge_one(spec, path: str, options: Options, events: RankEvents, index: int
                keep: bool) -> Runner:
     """Functional tests of one solution; its worker stays alive when it may be timed."""
     events.solution_started(path, index, total)
-    runner = Runner(spec, path, options, events)
+    runner = make_runner(spec, path, options, events)
     try:
         runner.run()
     finally:
@@ -237,8 +237,25 @@ def _judge_one(spec, path: str, options: Options, events: RankEvents, index: int
 def _new_result(spec, runners: list[Runner], seed: int) -> RankResult:
     first = runners[0].result
     return RankResult(challenge=spec.name, seed=seed, mode=first.mode, device=first.device, bound=spec.bound,
-                      cases=benchmark_cases(spec), results=[r.result for r in runners],
+                      cases=_benchmark_cases(spec, runners, seed), results=[r.result for r in runners],
                       environment=dict(first.environment))
+
+
+def _benchmark_cases(spec, runners: list[Runner], seed: int) -> list[Case]:
+    """The spec's benchmark cases; for a LeetGPU folder its performance test, built once (GPU
+    only) and given to every runner's reference, so that all are timed and checked on the same inputs."""
+    if not getattr(spec, "shipped", False):
+        return benchmark_cases(spec)
+    if runners[0].interpret:
+        return []
+    from judge.challenge.leetgpu import build_performance_test
+    from judge.timing.seeds import case_seed
+
+    case = build_performance_test(spec, runners[0].device, case_seed(seed, "performance"))
+    for runner in runners:
+        if runner.reference is not None:
+            runner.reference.benchmark = case
+    return [case]
 
 
 def _can_time(out: RankResult, interpret: bool, accepted: list) -> bool:
@@ -305,6 +322,7 @@ def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
 
 def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int) -> None:
     """The solution's benchmark entries, in the shape ``judge run`` gives them."""
+    from judge.timing.benchmark_stage import case_cost
     from judge.timing.speed import speed_of_light, speedup_text
 
     result = p.runner.result
@@ -320,7 +338,7 @@ def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int) -> Non
         return
     for case in out.cases:
         entry = timed_entry(out.rounds, p, case)
-        entry["bytes"], entry["flops"] = spec.bytes_moved(case.params), spec.flops(case.params)
+        entry["bytes"], entry["flops"] = case_cost(spec, case)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, out.peaks))
         torch = out.torch.get(case.name)
         if torch is not None:

@@ -79,7 +79,9 @@ class GradeSettings:
 
 
 def _file_digest(path: str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """sha256 of a file; of a LeetGPU challenge folder, its challenge.py's (the definition)."""
+    file = Path(path) / "challenge.py" if Path(path).is_dir() else Path(path)
+    return hashlib.sha256(file.read_bytes()).hexdigest()
 
 
 def _secret_fingerprint(secret: str) -> str | None:

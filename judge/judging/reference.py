@@ -16,7 +16,7 @@ from judge.judging.checks import Mismatch, compare_input, compare_output
 from judge.challenge.spec import Spec, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
-__all__ = ["Reference", "ReferenceError_"]
+__all__ = ["Reference", "ReferenceError_", "BadReply", "decode_reply"]
 
 
 class ReferenceError_(RuntimeError):
@@ -92,17 +92,7 @@ class Reference:
         Raises ``BadReply`` when a tensor is missing, extra, or of the wrong size:
         only a solution that tampers with its worker can cause that.
         """
-        expected = self.expected_tensors(params, outputs_only)
-        names = [m.get("name") for m in header.get("tensors", [])] if isinstance(header.get("tensors"), list) else None
-        if names != [name for name, _, _ in expected] or len(blobs) != len(expected):
-            raise BadReply(f"the worker's reply holds tensors {names}, expected {[n for n, _, _ in expected]}")
-        got = {}
-        for (name, dtype, shape), blob in zip(expected, blobs):
-            size = math.prod(shape) * TORCH_DTYPES[dtype].itemsize
-            if len(blob) != size:
-                raise BadReply(f"the worker returned {len(blob)} bytes for '{name}', expected {size}")
-            got[name] = from_bytes(blob, dtype, shape)
-        return got
+        return decode_reply(self.expected_tensors(params, outputs_only), header, blobs)
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
         """Every tensor in ``got`` (from ``decode``) against the judge's own values."""
@@ -123,3 +113,17 @@ class Reference:
                 results.append(compare_output(p.name, returned, expected[p.name], self.spec.tolerance,
                                               scale.get(p.name), poison))
         return results
+
+
+def decode_reply(expected: list[tuple[str, str, tuple]], header: dict, blobs: list) -> dict[str, torch.Tensor]:
+    """A reply's tensors rebuilt from the judge's (name, dtype, shape) list, in order; raises BadReply."""
+    names = [m.get("name") for m in header.get("tensors", [])] if isinstance(header.get("tensors"), list) else None
+    if names != [name for name, _, _ in expected] or len(blobs) != len(expected):
+        raise BadReply(f"the worker's reply holds tensors {names}, expected {[n for n, _, _ in expected]}")
+    got = {}
+    for (name, dtype, shape), blob in zip(expected, blobs):
+        size = math.prod(shape) * TORCH_DTYPES[dtype].itemsize
+        if len(blob) != size:
+            raise BadReply(f"the worker returned {len(blob)} bytes for '{name}', expected {size}")
+        got[name] = from_bytes(blob, dtype, shape)
+    return got

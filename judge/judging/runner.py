@@ -18,12 +18,13 @@ import torch
 from judge import __version__
 from judge.challenge.cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
 from judge.judging.reference import BadReply, Reference, ReferenceError_
+from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.limits import Limits
 
-__all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode"]
+__all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode", "make_runner"]
 
 # After this many deaths of the worker (crash, signal, memory kill) the rest of
 # the cases are skipped: each death costs a new process (seconds), and the
@@ -49,6 +50,7 @@ class Options:
     remeasure_peaks: bool = False
     worker_env: dict = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
+    cpu_elements: int = CPU_ELEMENT_BUDGET  # CPU mode, LeetGPU folders: larger functional tests are skipped
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -159,12 +161,21 @@ def judge_solution(spec: Spec, solution: str, options: Options, events: Events |
     ``early_worker``: one from ``worker.client.spawn_early``, already importing
     torch; used when it was spawned for the mode and limits this run needs.
     """
-    runner = Runner(spec, solution, options, events or Events())
+    runner = make_runner(spec, solution, options, events or Events())
     runner.early_worker = early_worker
     try:
         return runner.run()
     finally:
         runner.close()
+
+
+def make_runner(spec: Spec, solution: str, options: Options, events: Events) -> "Runner":
+    """The runner for ``spec``: shipped inputs for a LeetGPU challenge folder, else seeded ones."""
+    if getattr(spec, "shipped", False):
+        from judge.judging.shipped_runner import ShippedRunner
+
+        return ShippedRunner(spec, solution, options, events)
+    return Runner(spec, solution, options, events)
 
 
 class Runner:
@@ -188,14 +199,9 @@ class Runner:
         result, started = self.result, time.perf_counter()
         result.environment = environment(self.device)
         result.device = result.environment.get("gpu", "cpu (Triton interpreter)")
-        cases = generate_cases(self.spec, self.seed, self.interpret)
-        if not cases:
-            raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
-                                  "and the size limits")
+        cases = self.prepare()
         self.events.started(result, len(cases))
         self.spawn_baseline()
-        self.note_caps()
-        self.reference = Reference(self.spec, self.device)
         if not self.start_worker():
             result.phases_s["total"] = time.perf_counter() - started
             return result
@@ -210,6 +216,16 @@ class Runner:
         result.message = self.summary_message()
         result.phases_s["total"] = time.perf_counter() - started
         return result
+
+    def prepare(self) -> list[Case]:
+        """The functional tests, the CPU-mode notes and the reference (ShippedRunner has its own)."""
+        cases = generate_cases(self.spec, self.seed, self.interpret)
+        if not cases:
+            raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
+                                  "and the size limits")
+        self.note_caps()
+        self.reference = Reference(self.spec, self.device)
+        return cases
 
     def note_caps(self) -> None:
         if not self.interpret:
@@ -316,11 +332,7 @@ class Runner:
         first, started = self.first_call, time.perf_counter()
         try:
             self.ensure_worker()
-            self.worker.expect_reply(self.reference.reply_sizes(case.params))
-            self.first_call = False
-            header, blobs = self.worker.request(
-                {"op": "call", "params": case.params, "seed": seed}, self.options.call_timeout(self.interpret),
-                f"solve() on {case.label()}", cap=self.options.compile_timeout)
+            header, blobs = self.call_worker(case, seed)
             if first:  # the first call compiles (JIT) and autotunes
                 self.result.phases_s.setdefault("first_call", time.perf_counter() - started)
         except SubmissionInvalid as exc:
@@ -336,15 +348,31 @@ class Runner:
                 self.worker, self.worker_deaths = None, self.worker_deaths + 1
             return outcome
         try:
-            got = self.reference.decode(case.params, header, blobs, outputs_only=False)
+            problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
         except BadReply as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}")
-        problems = [m for m in self.reference.check(case.params, seed, got) if not m.ok]
         if problems:
             message = " | ".join(p.message() for p in problems)
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
                               header.get("time_ms"))
         return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
+
+    def call_worker(self, case: Case, seed: int) -> tuple[dict, list]:
+        """One ``call`` request: the worker draws the inputs from ``seed``."""
+        self.worker.expect_reply(self.reference.reply_sizes(case.params))
+        return self.request_call({"op": "call", "params": case.params, "seed": seed}, f"solve() on {case.label()}")
+
+    def request_call(self, header: dict, what: str, blobs=()) -> tuple[dict, list]:
+        """A ``call`` with its deadline: the per-call timeout, moved by the compile time the
+        worker reports, never past ``--compile-timeout`` (worker/deadline.py)."""
+        self.first_call = False
+        return self.worker.request(header, self.options.call_timeout(self.interpret), what,
+                                   cap=self.options.compile_timeout, blobs=blobs)
+
+    def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
+        """Every tensor of a call's reply against the judge's own values (raises BadReply)."""
+        got = self.reference.decode(case.params, header, blobs, outputs_only=False)
+        return self.reference.check(case.params, seed, got)
 
     def failed(self, case: Case, verdict: Verdict, message: str) -> CaseResult:
         """A failed call: add what the solution printed, and replace a dead worker."""

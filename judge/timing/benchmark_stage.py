@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from judge.challenge.shipped import request_payload
 from judge.judging.reference import BadReply
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -48,9 +49,10 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     case_seed = derive_case_seed(runner.seed, case.name)  # the run's seed never reaches the worker
     if runner.reference is not None:
         worker.expect_reply(runner.reference.reply_sizes(case.params, outputs_only=True))
+    shipped, inputs = request_payload(case)  # a LeetGPU test's inputs travel with the request
     header, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, "params": case.params,
-                                                   "seed": case_seed, "rule": rule, "verify": check},
-                          opts.compile_timeout, f"warm-up of {what}")
+                                                   "seed": case_seed, "rule": rule, "verify": check, **shipped},
+                          opts.compile_timeout, f"warm-up of {what}", *([inputs] if inputs else []))
     problems, verified = [], set()
     while True:
         header, blobs = _exchange(worker, worker.receive, opts.call_timeout() + 5.0, what)
@@ -204,7 +206,7 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
     spec, result = runner.spec, runner.result
     missing = []
     for entry, case in zip(result.benchmarks, cases):
-        entry["bytes"], entry["flops"] = spec.bytes_moved(case.params), spec.flops(case.params)
+        entry["bytes"], entry["flops"] = case_cost(spec, case)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
         key = baseline_key(result.environment, spec, case.params, runner.options.bench_budget_s)
         cached = None if runner.options.remeasure_peaks else cached_baseline(key)
@@ -214,6 +216,13 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
             missing.append((entry, case, key))
     if missing:
         _measure_baselines(runner, missing)
+
+
+def case_cost(spec, case) -> tuple[float, float]:
+    """(bytes, flops) of a case: the spec's formulas, or a shipped case's tensor bytes (no flop count)."""
+    if hasattr(case, "nbytes"):
+        return float(case.nbytes), 0.0
+    return spec.bytes_moved(case.params), spec.flops(case.params)
 
 
 class BaselineWorker:

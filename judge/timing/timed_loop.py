@@ -37,8 +37,7 @@ from typing import NamedTuple
 
 import torch
 
-from judge.challenge.spec import DTYPES
-from judge.challenge.tensors import poison_value, raw_bytes, tensor_params
+from judge.challenge.tensors import TORCH_DTYPES, poison_value, raw_bytes, tensor_params
 from judge.timing.seeds import plan_seed, timed_seed, warmup_seed
 from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
 from judge.timing.cover import Cover, Prepared
@@ -294,7 +293,7 @@ def _poison_pattern(dtype: torch.dtype) -> bytes:
 
 
 # Built when the worker imports this, before the solution can patch torch's casts.
-_POISON = {getattr(torch, name): _poison_pattern(getattr(torch, name)) for name in DTYPES}
+_POISON = {dtype: _poison_pattern(dtype) for dtype in TORCH_DTYPES.values()}  # specs' and shipped tensors' dtypes
 
 
 def _launch_until_solve(session, args, guard, prepared, before, begin) -> float:

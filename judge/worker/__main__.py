@@ -2,7 +2,7 @@
 
 Spawned (never forked) by the judge for one solution.  It imports the
 solution, then answers requests: ``call`` runs solve() once on fresh inputs
-and sends every tensor argument back as raw bytes (through the shared area
+(drawn from a seed, or shipped by the judge with the request) and sends every tensor argument back as raw bytes (through the shared area
 of judge/worker/area.py when the judge passed one); ``bench`` times repeated
 calls (judge/timing/timed_loop.py).  The solution's prints go to this process's
 stdout/stderr, which the judge captures to a file: they never reach the
@@ -38,13 +38,13 @@ def main(argv: list[str]) -> int:
         return 0
     while True:
         try:
-            header, _ = protocol.receive(request_fd)
+            header, blobs = protocol.receive(request_fd)
         except protocol.ProtocolError:
             return 0  # the judge went away
         op = header.get("op")
         if op == "exit":
             return 0
-        if not worker.handle(header):
+        if not worker.handle(header, blobs):
             return 3  # the device is unusable after a fault: the judge starts a new worker
 
 

@@ -130,6 +130,7 @@ class Worker:
         request_r, self._request_w = os.pipe()
         self._response_r, response_w = os.pipe()
         _widen_pipe(response_w)
+        _widen_pipe(self._request_w)  # shipped inputs (LeetGPU tests) cross it
         self.area = JudgeArea.create()
         fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
         try:
@@ -229,8 +230,8 @@ class Worker:
             self.area.reserve(span(sizes))  # refused: the worker sends through the pipe
 
     def request(self, header: dict, timeout: float, what: str = "the call",
-                cap: float | None = None) -> tuple[dict, list]:
-        """Send a request and wait at most ``timeout`` seconds for its answer.
+                cap: float | None = None, blobs=()) -> tuple[dict, list]:
+        """Send a request (``blobs``: shipped input bytes) and wait at most ``timeout`` seconds for its answer.
 
         With ``cap``, the time the worker reports compiling (or autotuning) does
         not count against ``timeout``, up to ``cap`` seconds in all
@@ -238,7 +239,7 @@ class Worker:
         reply (views of the shared area) are valid until the next ``request`` or
         ``receive`` on this worker.
         """
-        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0))
+        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0), blobs)
         return self._receive(timeout, what, cap)
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
@@ -250,10 +251,10 @@ class Worker:
         timed call, so the judge's reference never runs on the GPU while the solution is timed."""
         self._send({"op": "checked"})
 
-    def _send(self, header: dict) -> None:
+    def _send(self, header: dict, blobs=()) -> None:
         try:
             self._free_area()
-            protocol.send(self._request_w, header)
+            protocol.send(self._request_w, header, blobs)
         except OSError:
             raise WorkerCrashed(self._death_message("before the request could be sent")) from None
 

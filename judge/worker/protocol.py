@@ -91,11 +91,20 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytearray:
 
 def spec_message(spec) -> dict:
     """The spec as the worker receives it: the judge's YAML text and which variant,
-    so the worker never reads the file again (it may have changed since)."""
+    so the worker never reads the file again (it may have changed since); for a
+    challenge with shipped inputs (LeetGPU's), only its signature."""
+    if getattr(spec, "shipped", False):
+        from judge.challenge.shipped import signature_message
+
+        return signature_message(spec)
     return {"text": spec.text, "source": spec.path, "variant": spec.name if spec.variant_of else None}
 
 
 def spec_from_message(message: dict):
+    if message.get("kind") == "shipped":
+        from judge.challenge.shipped import signature_from_message
+
+        return signature_from_message(message)
     from judge.challenge.spec import parse_spec
 
     return parse_spec(message["text"], message["source"], variant=message.get("variant"))

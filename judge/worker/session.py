@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-from judge.challenge import tensors as tensor_args
+from judge.challenge import shipped, tensors as tensor_args
 from judge.worker import compile_events, loader, protocol
 from judge.worker.area import WorkerArea, span
 from judge.worker.limits import Limits, apply_rlimits
@@ -52,6 +52,7 @@ class Session:
         self.spec = None
         self.solve = None
         self.last_call_host_s = 0.0  # host time of the last timed_call's solve()
+        self.template: list | None = None  # a bench request's shipped inputs, copied by every call
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -88,18 +89,19 @@ class Session:
                 pass
 
     # -- requests --------------------------------------------------------------
-    def handle(self, header: dict) -> bool:
+    def handle(self, header: dict, blobs=()) -> bool:
         """Serve one request; False when the device is unusable and the worker must exit."""
         op = header.get("op")
         if self.area is not None and type(header.get("area_bytes")) is int:
             self.area.usable = header["area_bytes"]  # what the judge could map; beyond it, the pipe
         try:
             if op == "call":
-                self.call(header)
+                self.call(header, blobs)
             elif op == "area_free":  # the judge is done with the last reply's bytes; no answer
                 if self.area is not None:
                     self.area.owed = False
             elif op == "bench":
+                self.template = self.shipped_arguments(header, blobs) if "inputs" in header else None
                 timed_loop.run(self, header)
             else:
                 self.reply({"ok": False, "verdict": "internal", "message": f"unknown op {op!r}"})
@@ -110,7 +112,13 @@ class Session:
             self.flush_output()
 
     def arguments(self, params: dict, seed: int) -> list:
+        """A call's arguments: drawn from ``seed``, or copies of the bench request's shipped inputs."""
+        if self.template is not None:
+            return shipped.fresh_arguments(self.spec.parameters, self.template)
         return tensor_args.make_arguments(self.spec, params, seed, self.device)
+
+    def shipped_arguments(self, header: dict, blobs) -> list:
+        return shipped.arguments_from_payload(self.spec.parameters, header["inputs"], list(blobs), self.device)
 
     def timed_call(self, args: list) -> float:
         """Run solve() once; milliseconds by CUDA events on GPU, by the host clock on CPU."""
@@ -129,8 +137,11 @@ class Session:
         _synchronize()
         return begin.elapsed_time(end)
 
-    def call(self, header: dict) -> None:
-        args = self.arguments(header["params"], int(header["seed"]))
+    def call(self, header: dict, blobs=()) -> None:
+        if "inputs" in header:  # the judge built them (judge/challenge/shipped.py)
+            args = self.shipped_arguments(header, blobs)
+        else:
+            args = tensor_args.make_arguments(self.spec, header["params"], int(header["seed"]), self.device)
         elapsed_ms = self.timed_call(args)
         self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
 

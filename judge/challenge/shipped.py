@@ -1,0 +1,114 @@
+"""Shipped inputs: solve() arguments that the judge built and sends to the worker,
+for challenges whose inputs come from arbitrary Python generators (LeetGPU's
+``challenge.py``, judge/challenge/leetgpu.py) rather than from a seed.
+
+Used on both sides: the judge describes the signature (``signature_message``)
+and each call's inputs (``input_payload``); the worker rebuilds them
+(``arguments_from_payload``) with outputs poisoned, and for the benchmark
+keeps them as a template that every timed call copies (``fresh_arguments``).
+The worker never sees the challenge's code, only names, roles, dtypes, shapes
+and bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from judge.challenge.spec_model import Init, Scalar, Tensor
+from judge.challenge.tensors import TORCH_DTYPES, from_bytes, poison_, to_bytes
+
+__all__ = ["ShippedSignature", "signature_message", "signature_from_message", "input_payload",
+           "arguments_from_payload", "fresh_arguments", "request_payload"]
+
+KIND = "shipped"
+
+
+@dataclass(frozen=True)
+class ShippedSignature:
+    """What the worker knows of a shipped challenge: its name and parameters."""
+
+    name: str
+    parameters: tuple
+
+
+def signature_message(spec) -> dict:
+    params = [{"name": p.name, "kind": p.kind, "dtype": p.dtype, "role": getattr(p, "role", "in")}
+              for p in spec.parameters]
+    return {"kind": KIND, "name": spec.name, "parameters": params}
+
+
+def signature_from_message(message: dict) -> ShippedSignature:
+    """The worker's side of ``signature_message``; raises ValueError on a malformed one."""
+    parameters = []
+    for p in message["parameters"]:
+        if p["kind"] == "tensor":
+            if p["dtype"] not in TORCH_DTYPES or p["role"] not in ("in", "out", "inout"):
+                raise ValueError(f"bad shipped tensor parameter {p!r}")
+            parameters.append(Tensor(str(p["name"]), p["dtype"], (), p["role"], Init()))
+        else:
+            parameters.append(Scalar(str(p["name"]), "int" if p["dtype"] == "int" else "float", ""))
+    return ShippedSignature(str(message["name"]), tuple(parameters))
+
+
+def input_payload(parameters, arguments: dict) -> tuple[list, list]:
+    """(metas, blobs) of one call: scalars by value, out tensors by shape, the others' bytes too."""
+    metas, blobs = [], []
+    for p in parameters:
+        value = arguments[p.name]
+        if isinstance(p, Scalar):
+            metas.append({"value": value})
+            continue
+        meta = {"shape": list(value.shape)}
+        if p.role != "out":
+            meta["blob"] = len(blobs)
+            blobs.append(to_bytes(value))
+        metas.append(meta)
+    return metas, blobs
+
+
+def request_payload(case) -> tuple[dict, list]:
+    """The extra header and blobs that send a shipped case's inputs with a request
+    ({} and [] for a seeded case); its ``arguments`` are in signature order."""
+    arguments = getattr(case, "arguments", None)
+    if not arguments:
+        return {}, []
+    parameters = [Tensor(name, "", (), case.roles[name], Init()) if isinstance(value, torch.Tensor)
+                  else Scalar(name, "", "") for name, value in arguments.items()]
+    metas, blobs = input_payload(parameters, arguments)
+    return {"inputs": metas}, blobs
+
+
+def arguments_from_payload(parameters, metas: list, blobs: list, device: str) -> list:
+    """solve()'s arguments in order, on ``device``: shipped values, outputs poisoned."""
+    if not isinstance(metas, list) or len(metas) != len(parameters):
+        raise ValueError("shipped inputs do not match the signature")
+    args = []
+    for p, meta in zip(parameters, metas):
+        if isinstance(p, Scalar):
+            args.append(int(meta["value"]) if p.dtype == "int" else float(meta["value"]))
+            continue
+        shape = tuple(int(d) for d in meta["shape"])
+        if p.role == "out":
+            args.append(poison_(torch.empty(shape, dtype=_dtype(p), device=device)))
+        else:  # a copy: the pipe's buffer is not the worker's to keep
+            args.append(from_bytes(blobs[int(meta["blob"])], p.dtype, shape).to(device, copy=True))
+    return args
+
+
+def fresh_arguments(parameters, template: list) -> list:
+    """A call's own copy of the template: inputs cloned, outputs poisoned (timed calls re-use the inputs)."""
+    args = []
+    for p, value in zip(parameters, template):
+        if isinstance(p, Scalar):
+            args.append(value)
+        elif p.role == "out":
+            args.append(poison_(torch.empty_like(value)))
+        else:
+            args.append(value.clone())
+    return args
+
+
+def _dtype(p: Tensor) -> torch.dtype:
+    return TORCH_DTYPES[p.dtype]

@@ -1,0 +1,131 @@
+"""Judging a LeetGPU challenge folder: the judge builds the tests with the
+challenge's own generators (judge/challenge/leetgpu.py), ships each call's
+inputs to the worker (judge/challenge/shipped.py) and checks the reply against
+the challenge's ``reference_impl`` run in its own process.
+
+Everything else is ``Runner``'s: the worker, its isolation and crash handling,
+poisoned outputs, the input checks, the verdicts, and the benchmark stage with
+its timing method, guard and audits (the performance test's inputs travel with
+the ``bench`` request and every timed call copies them).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import torch
+
+from judge.challenge.cases import Case
+from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs
+from judge.challenge.shipped import input_payload
+from judge.challenge.spec import Tensor
+from judge.challenge.tensors import TORCH_DTYPES, poison_value
+from judge.judging.checks import Mismatch, compare_input, compare_output
+from judge.judging.reference import decode_reply
+from judge.judging.runner import Runner
+from judge.timing.seeds import case_seed
+
+__all__ = ["ShippedRunner", "ShippedReference"]
+
+
+class ShippedReference:
+    """Expected outputs and checks of shipped cases, on the judge's device.
+
+    ``reply_sizes``/``decode``/``check`` take ``params`` like ``Reference``'s, for
+    the benchmark stage, and answer for the one performance test (``benchmark``):
+    a LeetGPU challenge has exactly one, and its inputs do not depend on a seed.
+    """
+
+    def __init__(self, spec, device: str):
+        self.spec, self.device = spec, device
+        self.instance = spec.instance(device)
+        self.benchmark: ShippedCase | None = None
+        self._expected: dict[str, dict] = {}
+
+    def expected(self, case: ShippedCase) -> dict[str, torch.Tensor]:
+        if case.name not in self._expected:
+            self._expected[case.name] = expected_outputs(self.instance, case, self.spec.source)
+        return self._expected[case.name]
+
+    def tensors_of(self, case: ShippedCase, outputs_only: bool) -> list[tuple[str, str, tuple]]:
+        return [(p.name, p.dtype, tuple(case.arguments[p.name].shape)) for p in self.spec.parameters
+                if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
+
+    def case_sizes(self, case: ShippedCase, outputs_only: bool = False) -> list[int]:
+        return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize for _, dtype, shape in self.tensors_of(case, outputs_only)]
+
+    def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor]) -> list[Mismatch]:
+        """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s."""
+        expected, results = self.expected(case), []
+        for p in self.spec.parameters:
+            if not isinstance(p, Tensor) or p.name not in got:  # timed calls send outputs only
+                continue
+            returned = got[p.name].to(self.device)
+            if p.role == "in":
+                results.append(compare_input(p.name, returned, case.arguments[p.name]))
+            else:
+                poison = poison_value(TORCH_DTYPES[p.dtype]) if p.role == "out" else None
+                results.append(compare_output(p.name, returned, expected[p.name], self.spec.tolerance, None, poison))
+        return results
+
+    # -- the Reference interface of the benchmark stage ---------------------------------
+    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
+        return self.case_sizes(self.benchmark, outputs_only)
+
+    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
+        return decode_reply(self.tensors_of(self.benchmark, outputs_only), header, blobs)
+
+    def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
+        return self.check_case(self.benchmark, got)
+
+
+class ShippedRunner(Runner):
+    """``Runner`` for a LeetGPU challenge folder (``spec`` is a ``LeetGpuSpec``)."""
+
+    def prepare(self) -> list[Case]:
+        self.events.status("building the tests with the challenge's generators")
+        budget = self.options.cpu_elements if self.interpret else None
+        cases, skipped = build_tests(self.spec, self.device, self.seed, budget)
+        if self.interpret:
+            self.result.notes.append("CPU mode (Triton interpreter): times are interpreter wall times, not GPU times")
+        if skipped:
+            self.result.notes.append(
+                f"{len(skipped)} functional test(s) above the CPU-mode budget of {budget} tensor elements were not "
+                "run (judge run --cpu-elements N raises it): "
+                + "; ".join(f"{c.name} ({c.label()}, {c.elements} elements)" for c in skipped[:4])
+                + (" ..." if len(skipped) > 4 else ""))
+        self.reference = ShippedReference(self.spec, self.device)
+        return cases
+
+    def call_worker(self, case: ShippedCase, seed: int) -> tuple[dict, list]:
+        """One ``call`` request carrying the case's inputs."""
+        self.worker.expect_reply(self.reference.case_sizes(case))
+        metas, blobs = input_payload(self.spec.parameters, case.arguments)
+        return self.request_call({"op": "call", "params": case.params, "seed": 0, "inputs": metas},
+                                 f"solve() on the {case.name} test ({case.label()})", blobs)
+
+    def spawn_baseline(self) -> None:
+        """Not early: the performance test is built only when the benchmarks run."""
+
+    def check_reply(self, case: ShippedCase, seed: int, header: dict, blobs: list) -> list:
+        got = decode_reply(self.reference.tensors_of(case, outputs_only=False), header, blobs)
+        return self.reference.check_case(case, got)
+
+    def search_smaller(self, case: Case, outcome) -> None:
+        """No search: a LeetGPU test's tensors come from its generator, not from sizes the judge can shrink."""
+
+    def run_benchmarks(self) -> None:
+        if self.interpret:
+            self.result.notes.append("benchmarks are not run in CPU mode: interpreter times say nothing about GPUs")
+            return
+        if not self.options.benchmark:
+            return
+        from judge.timing.benchmark_stage import run_benchmarks  # GPU only
+
+        started = time.perf_counter()
+        self.events.status("building the performance test")
+        self.reference.benchmark = build_performance_test(
+            self.spec, self.device, case_seed(self.seed, "performance"))
+        run_benchmarks(self, [self.reference.benchmark])
+        self.result.phases_s["benchmarks"] = time.perf_counter() - started

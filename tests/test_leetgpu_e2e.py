@@ -1,0 +1,58 @@
+"""LeetGPU challenge folders end to end: the real worker, shipped inputs, Triton's
+interpreter on the CPU (stand-in challenges of tests/leetgpu; docs/leetgpu.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from judge.challenge.leetgpu import load_folder
+from judge.cli import main
+from judge.judging.runner import Options, judge_solution
+from judge.judging.verdict import Verdict
+
+from conftest import ROOT, SOLUTIONS
+
+pytestmark = pytest.mark.slow
+CHALLENGES = ROOT / "tests" / "leetgpu" / "challenges"
+
+
+def judge(folder: str, solution: str, **options):
+    options.setdefault("seed", 7)
+    options.setdefault("interpret", True)
+    return judge_solution(load_folder(CHALLENGES / folder), str(SOLUTIONS / solution), Options(**options))
+
+
+def test_a_triton_solution_in_leetgpus_shape_is_accepted_and_the_big_test_skipped_with_a_note():
+    result = CliRunner().invoke(main, ["run", str(CHALLENGES / "easy" / "1_vec_add"),
+                                       str(SOLUTIONS / "leetgpu_vec_add.py"), "--seed", "7", "--json"])
+    doc = json.loads(result.output)
+    assert result.exit_code == 0 and doc["verdict"] == "accepted", doc["message"]
+    assert [t["name"] for t in doc["tests"]] == ["example", "functional-1", "functional-2", "functional-3"]
+    assert doc["tests"][0]["params"] == {"N": 3}
+    assert any("functional-4 (N=100000, 300000 elements)" in note and "--cpu-elements" in note
+               for note in doc["notes"])
+
+
+@pytest.mark.parametrize("folder, solution", [
+    ("easy/1_vec_add", "leetgpu_vec_add_torch.py"),  # plain PyTorch
+    ("easy/2_count_positive", "leetgpu_count_positive.py"),  # an int32 output
+    ("medium/3_half_scale", "leetgpu_half_scale.py"),  # float16 and a float scalar
+    ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"),  # an inout tensor
+    ("hard/5_sum_diff", "leetgpu_sum_diff.py"),  # two outputs
+    ("hard/6_xor_mask", "leetgpu_xor_mask.py"),  # uint32 (LeetGPU's radix sort and rainbow table use it)
+])
+def test_each_kind_of_signature_is_judged(folder, solution):
+    result = judge(folder, solution, cpu_elements=400_000)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert len(result.tests) >= 3 and all(t.verdict == Verdict.ACCEPTED for t in result.tests)
+
+
+def test_unwritten_outputs_and_modified_inputs_are_wrong_answers():
+    result = judge("easy/1_vec_add", "leetgpu_vec_add_half_written.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "never written" in result.tests[0].message and result.tests[0].name == "example"
+    result = judge("easy/1_vec_add", "leetgpu_vec_add_mutates_input.py")
+    assert result.verdict == Verdict.WRONG_ANSWER and "input 'A' was modified" in result.tests[0].message

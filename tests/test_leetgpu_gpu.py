@@ -1,0 +1,66 @@
+"""LeetGPU challenge folders on a GPU (``pytest -m gpu tests/test_leetgpu_gpu.py``):
+the performance test as the benchmark, with shipped inputs, the timing method,
+guard and audits, GB/s from the tensors' bytes and the torch reference as the
+baseline.  The last test runs real LeetGPU challenges when a checkout's
+challenges/ folder is at .leetgpu/challenges (ignored by git; docs/leetgpu.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.challenge.leetgpu import load_folder
+from judge.judging.runner import Options, judge_solution
+from judge.judging.verdict import Verdict
+
+from conftest import EXAMPLES, ROOT, SOLUTIONS
+
+pytestmark = pytest.mark.gpu
+CHALLENGES = ROOT / "tests" / "leetgpu" / "challenges"
+REAL = ROOT / ".leetgpu" / "challenges"
+
+
+def run(folder, solution, **options):
+    options.setdefault("seed", 1)
+    options.setdefault("bench_budget_s", 0.5)
+    return judge_solution(load_folder(folder), str(solution), Options(**options))
+
+
+def test_performance_test_is_timed_checked_and_compared_with_the_torch_reference():
+    result = run(CHALLENGES / "easy" / "1_vec_add", SOLUTIONS / "leetgpu_vec_add.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert [t.name for t in result.tests][-1] == "functional-4"  # no CPU budget on the GPU
+    (bench,) = result.benchmarks
+    assert bench["name"] == "performance" and bench["params"] == {"N": 1 << 22}
+    assert bench["bytes"] == 3 * 4 * (1 << 22) and bench["gbps"] > 100
+    assert bench["verified_calls"] >= 1 and bench["timer_trusted"]
+    assert bench["torch_median_ms"] > 0 and bench["vs_torch"].endswith("× torch")
+
+
+@pytest.mark.parametrize("folder, solution", [
+    ("easy/2_count_positive", "leetgpu_count_positive.py"), ("medium/3_half_scale", "leetgpu_half_scale.py"),
+    ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"), ("hard/5_sum_diff", "leetgpu_sum_diff.py"),
+    ("hard/6_xor_mask", "leetgpu_xor_mask.py"),
+])
+def test_every_kind_of_signature_is_timed(folder, solution):
+    """The inout case is not idempotent: each timed call must start from the shipped values."""
+    result = run(CHALLENGES / folder, SOLUTIONS / solution)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert result.benchmarks[0]["verdict"] == "accepted" and result.benchmarks[0]["calls"] >= 10
+
+
+def test_a_wrong_result_while_timed_is_a_wrong_answer():
+    result = run(CHALLENGES / "easy" / "1_vec_add", SOLUTIONS / "leetgpu_vec_add_wrong_when_large.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "timed call" in result.benchmarks[0]["message"]
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="no LeetGPU checkout at .leetgpu/challenges")
+@pytest.mark.parametrize("folder, solution", [
+    ("easy/1_vector_add", "leetgpu/1_vector_add.py"),
+    ("medium/22_gemm", "leetgpu/22_gemm.py"),
+    ("hard/15_sorting", "leetgpu/15_sorting.py"),
+])
+def test_real_leetgpu_challenges(folder, solution):
+    result = run(REAL / folder, EXAMPLES / solution, bench_budget_s=1.0)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert result.benchmarks[0]["verdict"] == "accepted"
