@@ -69,7 +69,7 @@ class _FakeWorker:
     def expect_reply(self, sizes):
         pass
 
-    def request(self, header, timeout, what, cap=None):
+    def request(self, header, timeout, what, cap=None, blobs=()):
         self.asked.append((timeout, cap))
         raise WorkerTimeout("stopped")
 
