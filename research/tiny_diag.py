@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from judge.judging.runner import Options, judge_solution  # noqa: E402
+from judge.judging.dispatch import judge_solution  # noqa: E402
+from judge.judging.runner import Options  # noqa: E402
 from judge.challenge.spec import parse_spec  # noqa: E402
 from timing_proof import judge_median  # noqa: E402
 

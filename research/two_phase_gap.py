@@ -51,7 +51,8 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    from judge.judging.runner import Options, judge_solution
+    from judge.judging.runner import Options
+    from judge.judging.dispatch import judge_solution
     from test_gpu import small_bench_spec
 
     spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")

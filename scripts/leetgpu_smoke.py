@@ -48,7 +48,9 @@ def judged(spec, device: str, seed: int) -> str:
     """The challenge's reference, as a solution, through the worker (functional tests only)."""
     import tempfile
 
-    from judge.judging.runner import Options, judge_solution
+    from judge.judging.runner import Options
+
+    from judge.judging.dispatch import judge_solution
     from judge.timing.benchmark_stage import baseline_file
 
     with tempfile.TemporaryDirectory() as tmp:

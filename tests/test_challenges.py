@@ -22,7 +22,8 @@ from judge.challenge.catalog import list_challenges, load_challenge
 from judge.judging.checks import compare_output
 from judge.cli import main
 from judge.judging.reference import Reference
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+from judge.judging.dispatch import judge_solution
 from judge.challenge.spec import SpecError, load_spec, load_specs, parse_spec, parse_specs
 from judge.challenge.tensors import make_arguments
 from judge.challenge.validate import validate_spec

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from judge.challenge.catalog import load_challenge
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+from judge.judging.dispatch import judge_solution
 from judge.challenge.spec import load_spec
 from judge.judging.verdict import Verdict
 from judge.worker.limits import Limits

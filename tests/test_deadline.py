@@ -11,7 +11,8 @@ import pytest
 from judge.challenge.cases import Case
 from judge.challenge.spec import load_spec
 from judge.judging.reference import Reference
-from judge.judging.runner import Events, Options, Runner, judge_solution
+from judge.judging.runner import Events, Options, Runner
+from judge.judging.dispatch import judge_solution
 from judge.judging.verdict import Verdict
 from judge.worker.client import WorkerTimeout
 from judge.worker.deadline import CallDeadline

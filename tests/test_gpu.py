@@ -7,7 +7,8 @@ import torch
 
 from judge.challenge.catalog import load_challenge
 from judge.judging.reference import Reference
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+from judge.judging.dispatch import judge_solution
 from judge.challenge.spec import parse_spec
 from judge.challenge.tensors import make_arguments
 from judge.judging.verdict import Verdict

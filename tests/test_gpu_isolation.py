@@ -15,7 +15,9 @@ import time
 
 import pytest
 
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+
+from judge.judging.dispatch import judge_solution
 from judge.judging.verdict import Verdict
 from judge.worker.limits import Limits
 

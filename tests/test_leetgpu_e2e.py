@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from judge.challenge.leetgpu import load_folder
 from judge.cli import main
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+from judge.judging.dispatch import judge_solution
 from judge.judging.verdict import Verdict
 
 from conftest import ROOT, SOLUTIONS

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from judge.challenge.leetgpu import load_folder
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+from judge.judging.dispatch import judge_solution
 from judge.judging.verdict import Verdict
 
 from conftest import EXAMPLES, ROOT, SOLUTIONS

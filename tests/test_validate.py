@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from judge.challenge.catalog import ChallengeConflict, SearchPath, list_entries, load_challenge
 from judge.cli import main
-from judge.judging.runner import Options, judge_solution
+from judge.judging.runner import Options
+from judge.judging.dispatch import judge_solution
 from judge.challenge.scaffold import scaffold_files
 from judge.challenge.spec import load_spec, parse_spec
 from judge.challenge.validate import validate_spec

@@ -61,7 +61,7 @@ def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
 
 def judge_with_progress(spec, solution: str, early_worker, options):
     from judge.judging.reference import ReferenceError_
-    from judge.judging.runner import judge_solution
+    from judge.judging.dispatch import judge_solution
 
     with ProgressEvents(enabled=not plain_wanted(sys.stderr)) as events:
         try:

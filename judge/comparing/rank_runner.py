@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 
 from judge.challenge.cases import Case, benchmark_cases, call_seed
 from judge.comparing.ranking_math import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
-from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline, make_runner
+from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline
+from judge.judging.dispatch import make_runner
 from judge.judging.verdict import Verdict
 
 __all__ = ["RankEvents", "RankResult", "Participant", "rank_solutions", "default_budget", "timed_entry",

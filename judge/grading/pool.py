@@ -94,7 +94,7 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
     workers are killed then, and what they left unfinished is no verdict."""
     if entry.problem or spec is None:
         return problem_record(entry, key, settings)
-    from judge.judging.runner import judge_solution
+    from judge.judging.dispatch import judge_solution
 
     started = time.perf_counter()
     events = _cancel_events(cancel) if cancel is not None else None

@@ -24,7 +24,7 @@ from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.limits import Limits
 
-__all__ = ["Options", "RunResult", "Runner", "Events", "judge_solution", "detect_mode", "make_runner"]
+__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode"]
 
 # After this many deaths of the worker (crash, signal, memory kill) the rest of
 # the cases are skipped: each death costs a new process (seconds), and the
@@ -152,30 +152,6 @@ def _driver_version_from_smi() -> str:
         return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else "unknown"
     except (OSError, subprocess.SubprocessError, IndexError):
         return "unknown"
-
-
-def judge_solution(spec: Spec, solution: str, options: Options, events: Events | None = None,
-                   early_worker: Worker | None = None) -> RunResult:
-    """Judge one solution file against one spec.
-
-    ``early_worker``: one from ``worker.client.spawn_early``, already importing
-    torch; used when it was spawned for the mode and limits this run needs.
-    """
-    runner = make_runner(spec, solution, options, events or Events())
-    runner.early_worker = early_worker
-    try:
-        return runner.run()
-    finally:
-        runner.close()
-
-
-def make_runner(spec: Spec, solution: str, options: Options, events: Events) -> "Runner":
-    """The runner for ``spec``: shipped inputs for a LeetGPU challenge folder, else seeded ones."""
-    if getattr(spec, "shipped", False):
-        from judge.judging.shipped_runner import ShippedRunner
-
-        return ShippedRunner(spec, solution, options, events)
-    return Runner(spec, solution, options, events)
 
 
 class Runner:
