@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# The GPU check, run on the device in one or two calls (each part fits 10 minutes):
-#   bash scripts/gpu_check.sh tests      GPU tests + every example judged with benchmarks
-#   bash scripts/gpu_check.sh proof      timing fidelity and overhead (scripts/timing_proof.py)
+# The GPU check, in parts that each fit one 10-minute device call:
+#   bash scripts/gpu_check.sh tests      every GPU test (pytest -m gpu)
+#   bash scripts/gpu_check.sh examples   every example judged with benchmarks
+#   bash scripts/gpu_check.sh proof      timing fidelity (scripts/timing_proof.py --quick), then
+#                                        judge run vs judge rank of three matmuls (research/rank_vs_run.sh)
+#   bash scripts/gpu_check.sh inner      the judge's own overhead (scripts/judge_overhead.py, GPU mode)
+#                                        and LeetGPU folders (scripts/leetgpu_gpu.sh; needs .leetgpu/challenges)
+#   bash scripts/gpu_check.sh grade      (2 GPUs) judge grade --cluster (scripts/grade_cluster_gpu.sh;
+#                                        needs the Dask wheels in .whl) and a grade cut by SIGTERM
+#                                        and resumed (scripts/grade_under_load.sh)
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -10,7 +17,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
 case "${1:-tests}" in
 tests)
-  python3 -m pytest -m gpu tests/ -q -p no:cacheprovider 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
+  SECONDS=0
+  python3 -m pytest -m gpu tests/ -q -p no:cacheprovider -s > "$OUT/gpu_tests.log" 2>&1
+  grep -E "^(isolation|device-loop):|passed|failed|FAILED|ERROR" "$OUT/gpu_tests.log" | cut -c1-400
+  echo "GPU tests: ${SECONDS} s"
+  ;;
+examples)
   for s in transpose/naive_1d transpose/naive_2d transpose/tiled transpose/tuned copy/naive copy/tuned \
            matmul/tiled matmul/grouped_autotuned matmul/tf32x3; do
     c=${s%%/*}; n=$(echo "$s" | tr / _)
@@ -25,8 +37,24 @@ PY
   done
   ;;
 proof)
-  judge run transpose solutions/transpose/tiled.py --seed 1 --json > "$OUT/tiled.json"
-  python3 -c "import json; d=json.load(open('$OUT/tiled.json')); print(d['phases_s']); [print(b['name'], b['phases_s'], b['calls']) for b in d['benchmarks']]"
-  python3 scripts/timing_proof.py --out "$OUT" 2>&1 | tail -30
+  SECONDS=0
+  python3 scripts/timing_proof.py --quick --out "$OUT" 2>&1 | tail -30
+  echo "timing proof: ${SECONDS} s"; SECONDS=0
+  bash research/rank_vs_run.sh 2>&1 | tail -14
+  echo "rank vs run: ${SECONDS} s"
+  ;;
+inner)
+  SECONDS=0
+  python3 scripts/judge_overhead.py --mode gpu --out "$OUT/overhead.json" 2>&1 | tail -25
+  echo "overhead: ${SECONDS} s"; SECONDS=0
+  bash scripts/leetgpu_gpu.sh 2>&1 | tail -14
+  echo "leetgpu: ${SECONDS} s"
+  ;;
+grade)
+  SECONDS=0
+  bash scripts/grade_cluster_gpu.sh all 2>&1 | tail -25
+  echo "cluster: ${SECONDS} s"; SECONDS=0
+  bash scripts/grade_under_load.sh 2>&1 | tail -10
+  echo "under load: ${SECONDS} s"
   ;;
 esac
