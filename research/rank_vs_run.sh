@@ -6,7 +6,7 @@
 # three, while nvidia-smi samples the SM clock, power, temperature and throttle reasons every
 # 100 ms; research/rank_vs_run_summary.py then prints each run's medians beside the clocks
 # seen while it ran.
-#   OUT=/tmp/out bash research/rank_vs_run.sh
+#   OUT=/tmp/out bash research/rank_vs_run.sh          (RANK_ONLY=1: skip the single runs)
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export JUDGE_DATA_DIR="$OUT/judge-data"
@@ -16,7 +16,8 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
 SAMPLER=$!
 mark() { python3 -c "import time; print('$1', time.time())" >> "$OUT/rvr_marks.txt"; }
 : > "$OUT/rvr_marks.txt"
-for s in $SOLS; do
+[ -n "${RANK_ONLY:-}" ] && SOLS_RUN="" || SOLS_RUN=$SOLS  # RANK_ONLY=1: the rank alone
+for s in $SOLS_RUN; do
   n=$(basename "$s" .py)
   mark "run_${n}_start"
   judge run matmul "$s" --seed 1 --json > "$OUT/rvr_run_$n.json" 2> "$OUT/rvr_run_$n.err"

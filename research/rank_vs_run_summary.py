@@ -43,6 +43,8 @@ def main(out: Path) -> None:
     print("|---|---|---|---|---|---|")
     for path in sorted(out.glob("rvr_run_*.json")):
         name = path.stem.removeprefix("rvr_run_")
+        if f"run_{name}_start" not in marks:
+            continue
         doc = json.loads(path.read_text() or "{}")
         for b in doc.get("benchmarks", []):
             print(f"| judge run {name} | {b['name']} | {b['median_ms']:.4f} | {b['ci_low_ms']:.4f}–{b['ci_high_ms']:.4f} "

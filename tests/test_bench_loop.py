@@ -154,7 +154,7 @@ class FakeWorker:
     def expect_reply(self, sizes):
         pass
 
-    def request(self, header, timeout, what=""):
+    def request(self, header, timeout, what="", cap=None, blobs=()):
         bench.run(self.session, header)
         self.session.finish()
         return self.session.messages.pop(0)
@@ -502,7 +502,7 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
     pristine = case.arguments["data"].clone()
 
     class ShippedWorker(FakeWorker):
-        def request(self, header, timeout, what="", blobs=()):
+        def request(self, header, timeout, what="", cap=None, blobs=()):
             assert header["inputs"][0]["shape"] == [999] and len(blobs) == 1
             session.handle(header, [bytearray(bytes(b)) for b in blobs])
             session.finish()

@@ -50,9 +50,10 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     if runner.reference is not None:
         worker.expect_reply(runner.reference.reply_sizes(case.params, outputs_only=True))
     shipped, inputs = request_payload(case)  # a LeetGPU test's inputs travel with the request
-    header, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, "params": case.params,
-                                                   "seed": case_seed, "rule": rule, "verify": check, **shipped},
-                          opts.compile_timeout, f"warm-up of {what}", *([inputs] if inputs else []))
+    request = {"op": "bench", "case": case.name, "params": case.params, "seed": case_seed, "rule": rule,
+               "verify": check, **shipped}
+    extra = {"blobs": inputs} if inputs else {}  # by name: request's fourth parameter is the compile cap
+    header, _ = _exchange(worker, lambda: worker.request(request, opts.compile_timeout, f"warm-up of {what}", **extra))
     problems, verified = [], set()
     while True:
         header, blobs = _exchange(worker, worker.receive, opts.call_timeout() + 5.0, what)
