@@ -24,7 +24,7 @@ COMMON=(--dir "$SUBS" --seed 7 --timeout 5 "${PAR[@]}")
 
 SECONDS=0
 judge grade "${COMMON[@]}" --json "$OUT/load_full.json" --junit "$OUT/load_full.xml" > "$OUT/load_full.log" 2>&1
-FULL=$SECONDS; echo "uninterrupted: ${FULL} s, exit $?"
+FULL_EXIT=$?; FULL=$SECONDS; echo "uninterrupted: ${FULL} s, exit $FULL_EXIT"
 
 HALF=$(( FULL / 2 > 1 ? FULL / 2 : 1 ))
 SECONDS=0
@@ -34,5 +34,5 @@ echo "interrupted after ${HALF} s (SIGTERM), exit $CUT_EXIT, stopped after ${SEC
 python3 -c "import json,sys; d=json.load(open('$OUT/load_cut.json')); print('graded before the cut:', sum(r['verdict'] != 'pending' for r in d['results']), 'of', len(d['results']))"
 SECONDS=0
 judge grade "${COMMON[@]}" --resume --json "$OUT/load_cut.json" --junit "$OUT/load_cut.xml" > "$OUT/load_resume.log" 2>&1
-echo "resumed: ${SECONDS} s, exit $?"
+RESUME_EXIT=$?; echo "resumed: ${SECONDS} s, exit $RESUME_EXIT"
 python3 scripts/grade_once_check.py "$OUT/load_full.json" "$OUT/load_full.xml" "$OUT/load_cut.json" "$OUT/load_cut.xml"
