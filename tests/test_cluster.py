@@ -266,3 +266,25 @@ def test_cluster_usage_errors_exit_2(tmp_path):
                         (["--cluster", "local", "--device", "cuda:1"], "drop --device")]:
         result = CliRunner().invoke(main, ["grade", "transpose", solution, *args])
         assert result.exit_code == 2 and words in result.output, result.output
+
+
+def test_a_leetgpu_folder_travels_as_its_path_and_unpickles_where_its_checkout_is_not_importable(tmp_path):
+    """A folder's Challenge class is defined by the user's challenge.py under a module name that no
+    other process can import: pickled by value it failed to load on a worker ("No module named
+    'core'").  The task carries the folder's path instead and the worker loads it from there."""
+    import cloudpickle
+
+    from judge.challenge.catalog import load_challenge
+
+    folder = ROOT / "tests" / "leetgpu" / "challenges" / "easy" / "1_vec_add"
+    solution = tmp_path / "s.py"
+    solution.write_text("def solve(*args):\n    pass\n")
+    spec = load_challenge(str(folder))
+    [job] = cluster.make_jobs([0], [Entry("a", str(folder), str(solution), str(folder))], {str(folder): spec}, [None])
+    assert job.spec is None and job.folder == str(folder.resolve())
+    load = ("import sys, cloudpickle; job = cloudpickle.loads(sys.stdin.buffer.read()); "
+            "print(job.load_spec().name)")
+    done = subprocess.run([sys.executable, "-c", load], input=cloudpickle.dumps(job), capture_output=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().strip() == spec.name

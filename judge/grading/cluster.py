@@ -55,16 +55,32 @@ class Job:
 
     index: int
     entry: Entry
-    spec: object
+    spec: object  # None for a LeetGPU folder: the worker loads it from ``folder``
     key: str | None
     path: str  # the solution file, absolute: a worker's working folder is not the driver's
     digest: str  # sha256 of its bytes as the driver read them
     judge_version: str = __version__
+    folder: str | None = None  # a LeetGPU challenge folder, absolute, read on the worker like the solution
+
+    def load_spec(self):
+        """The spec to judge with: the one sent, or the LeetGPU folder loaded here.  A folder's
+        class comes from the user's challenge.py under a module name that no other process can
+        import, so it cannot travel pickled; the worker reads the folder (a shared filesystem)."""
+        if self.folder is None:
+            return self.spec
+        from judge.challenge.catalog import load_challenge
+
+        return load_challenge(self.folder)
 
 
 def make_jobs(todo: list[int], entries: list[Entry], specs: dict, keys: list) -> list[Job]:
-    return [Job(i, entries[i], specs.get(entries[i].spec_path), keys[i], str(Path(entries[i].path).resolve()),
-                hashlib.sha256(Path(entries[i].path).read_bytes()).hexdigest()) for i in todo]
+    return [_job(i, entries[i], specs.get(entries[i].spec_path), keys[i]) for i in todo]
+
+
+def _job(index: int, entry: Entry, spec, key: str | None) -> Job:
+    folder = str(Path(entry.spec_path).resolve()) if getattr(spec, "shipped", False) else None
+    return Job(index, entry, None if folder else spec, key, str(Path(entry.path).resolve()),
+               hashlib.sha256(Path(entry.path).read_bytes()).hexdigest(), folder=folder)
 
 
 def task_key(index: int, run_id: str) -> str:
@@ -143,7 +159,13 @@ def grade_task(job: Job, settings: GradeSettings, cancel_name: str) -> dict | No
     if problem:
         return internal_record(job.entry, settings, problem)
     try:
-        record = judge_entry(replace(job.entry, path=job.path), job.spec, job.key, settings,
+        spec = job.load_spec()
+    except Exception as exc:  # noqa: BLE001 - SpecError, LeetGpuError: the folder is not there or not the same
+        return internal_record(job.entry, settings, f"this worker could not load the challenge folder "
+                                                    f"{job.folder} (it must be at the same path as on the "
+                                                    f"grading host): {exc}")
+    try:
+        record = judge_entry(replace(job.entry, path=job.path), spec, job.key, settings,
                              None if settings.interpret else "cuda:0", cancel)
     except Cancelled:
         return None
