@@ -92,3 +92,13 @@ def test_a_save_is_judged_again_and_ctrl_c_leaves_no_process(tmp_path, backend):
         if watch.poll() is None:
             watch.kill()
             watch.wait()
+
+
+def test_watch_takes_every_option_of_run():
+    """README and watch's help promise run's options; --cpu-elements had been left out."""
+    from judge.cli import main
+
+    run, watch = main.commands["run"], main.commands["watch"]
+    run_options = {opt for p in run.params for opt in p.opts}
+    watch_options = {opt for p in watch.params for opt in p.opts}
+    assert run_options <= watch_options, run_options - watch_options

@@ -110,6 +110,15 @@ def bench_options(func):
     return func
 
 
+def cpu_elements_option(func):
+    """--cpu-elements, for the commands that judge one solution at a time (run, watch)."""
+    from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET  # pure and small: no torch
+
+    return click.option("--cpu-elements", type=click.IntRange(1), default=CPU_ELEMENT_BUDGET, show_default=True,
+                        help="CPU mode, LeetGPU challenge folders: skip functional tests whose tensors hold more "
+                             "elements (the example test always runs).")(func)
+
+
 def remeasure_option(func):
     return click.option("--remeasure-peaks", is_flag=True,
                         help="Measure the device's copy and matmul peaks and the torch baselines again "

@@ -6,12 +6,11 @@ import sys
 
 import click
 
-from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.report.console import make_console, plain_wanted, render_run
 from judge.report.json_export import run_to_json
 from judge.judging.verdict import exit_code_for
 from judge.cli.base import UserError, bench_options, check_solution_file, challenge_argument, judging_options, \
-    json_option, load_spec_or_exit, main_group, remeasure_option
+    cpu_elements_option, json_option, load_spec_or_exit, main_group, remeasure_option
 from judge.cli.history import history_options, record_results
 
 
@@ -78,9 +77,7 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @json_option
 @bench_options
 @remeasure_option
-@click.option("--cpu-elements", type=click.IntRange(1), default=CPU_ELEMENT_BUDGET, show_default=True,
-              help="CPU mode, LeetGPU challenge folders: skip functional tests whose tensors hold more elements "
-                   "(the example test always runs).")
+@cpu_elements_option
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, remeasure_peaks, cpu_elements, db_path, no_history) -> None:

@@ -19,7 +19,7 @@ import click
 from rich.markup import escape
 
 from judge.cli.base import UserError, bench_options, challenge_argument, check_solution_file, judging_options, \
-    json_option, load_spec_or_exit, main_group, remeasure_option
+    cpu_elements_option, json_option, load_spec_or_exit, main_group, remeasure_option
 from judge.cli.history import history_options, record_results
 from judge.cli.run import build_options, judge_with_progress
 from judge.report.console import make_console, plain_wanted
@@ -74,12 +74,13 @@ class WatchOutput:
 @json_option
 @bench_options
 @remeasure_option
+@cpu_elements_option
 @click.option("--poll", is_flag=True,
               help="Look at the file's time stamp every 0.1 s instead of asking the operating system "
                    "(the way without the optional watchfiles package).")
 @history_options
 def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                  no_bench, bench_budget, remeasure_peaks, poll, db_path, no_history) -> None:
+                  no_bench, bench_budget, remeasure_peaks, cpu_elements, poll, db_path, no_history) -> None:
     """Judge SOLUTION on CHALLENGE, then again each time the file is saved; Ctrl-C stops.
 
     Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
@@ -107,7 +108,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
                 count += 1
                 options = build_options(seed, interpret, device, timeout, compile_timeout,
                                         benchmark=not no_bench, bench_budget_s=bench_budget,
-                                        remeasure_peaks=remeasure_peaks and count == 1)
+                                        remeasure_peaks=remeasure_peaks and count == 1, cpu_elements=cpu_elements)
                 result = judge_with_progress(spec, solution, early, options)
                 early = spawn_early(solution, spec, interpret, device)  # imports while the person edits
                 doc = result.as_dict()

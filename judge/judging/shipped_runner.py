@@ -92,7 +92,7 @@ class ShippedRunner(Runner):
         if skipped:
             self.result.notes.append(
                 f"{len(skipped)} functional test(s) above the CPU-mode budget of {budget} tensor elements were not "
-                "run (judge run --cpu-elements N raises it): "
+                "run (--cpu-elements N of judge run and judge watch raises it): "
                 + "; ".join(f"{c.name} ({c.label()}, {c.elements} elements)" for c in skipped[:4])
                 + (" ..." if len(skipped) > 4 else ""))
         self.reference = ShippedReference(self.spec, self.device)
