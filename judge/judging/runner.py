@@ -398,8 +398,12 @@ class Runner:
         from judge.timing.benchmark_stage import run_benchmarks  # GPU only
 
         started = time.perf_counter()
-        run_benchmarks(self, benchmark_cases(self.spec))
+        run_benchmarks(self, self.benchmark_cases())
         self.result.phases_s["benchmarks"] = time.perf_counter() - started
+
+    def benchmark_cases(self) -> list[Case]:
+        """The cases to time: the spec's benchmarks (ShippedRunner builds its performance test)."""
+        return benchmark_cases(self.spec)
 
     def benchmark_failures(self) -> list[CaseResult]:
         return [CaseResult(b["name"], "benchmark", b["params"], Verdict(b["verdict"]), b.get("message", ""))

@@ -12,7 +12,6 @@ the ``bench`` request and every timed call copies them).
 from __future__ import annotations
 
 import math
-import time
 
 import torch
 
@@ -115,17 +114,9 @@ class ShippedRunner(Runner):
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a LeetGPU test's tensors come from its generator, not from sizes the judge can shrink."""
 
-    def run_benchmarks(self) -> None:
-        if self.interpret:
-            self.result.notes.append("benchmarks are not run in CPU mode: interpreter times say nothing about GPUs")
-            return
-        if not self.options.benchmark:
-            return
-        from judge.timing.benchmark_stage import run_benchmarks  # GPU only
-
-        started = time.perf_counter()
+    def benchmark_cases(self) -> list[ShippedCase]:
+        """The challenge's performance test, built now (only a GPU run with benchmarks needs it)."""
         self.events.status("building the performance test")
         self.reference.benchmark = build_performance_test(
             self.spec, self.device, case_seed(self.seed, "performance"))
-        run_benchmarks(self, [self.reference.benchmark])
-        self.result.phases_s["benchmarks"] = time.perf_counter() - started
+        return [self.reference.benchmark]
