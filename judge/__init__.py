@@ -1,12 +1,13 @@
 """judge: an offline challenge runner and judge for Triton GPU kernels.
 
-The pipeline, one module (or package) per stage:
+The pipeline, one folder per stage (docs/architecture.md):
 
     spec  ->  cases  ->  worker  ->  checks  ->  timing  ->  verdict  ->  report
-  spec.py   cases.py   worker/     checks.py   timing/    verdict.py   report/
+      challenge/         worker/    judging/     timing/    judging/     report/
 
-``runner.py`` drives the stages for one ``judge run``; ``cli/`` holds the thin
-click commands.
+``judging/dispatch.py`` judges one solution (``judge_solution``) through
+``judging/runner.py``; ``comparing/`` and ``grading/`` reuse it for rank and
+grade; ``cli/`` holds the thin click commands.
 """
 
 __version__ = "0.1.0"

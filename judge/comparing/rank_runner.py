@@ -5,10 +5,10 @@
    and never stops the others.
 2. On a GPU, the accepted ones keep their worker alive, the torch baseline
    gets a worker of its own, and all of them are timed in interleaved rounds
-   (ranking.measure_in_rounds): per round and benchmark case each one is
+   (ranking_math.measure_in_rounds): per round and benchmark case each one is
    asked for k timed calls.  Every timed call is verified as in ``judge run``.
 3. Pooled samples per case give each solution's benchmark entries (the same
-   shape as ``judge run``'s), and ranking.rank_entries orders them.
+   shape as ``judge run``'s), and ranking_math.rank_entries orders them.
 
 In CPU mode (Triton's interpreter) there are no GPU times: the ranking is by
 correctness only, and the result says so.
@@ -117,7 +117,7 @@ class Participant:
     """One worker in the rounds: an accepted solution's runner, or the torch baseline.
 
     Has the ``options``, ``seed`` and ``reference`` attributes that
-    timing.benchmark.bench_case reads from a runner.
+    timing.benchmark_stage.bench_case reads from a runner.
     """
 
     def __init__(self, name: str, options: Options, run_seed: int, runner: Runner | None = None,
