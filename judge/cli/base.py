@@ -119,6 +119,14 @@ def cpu_elements_option(func):
                              "elements (the example test always runs).")(func)
 
 
+def one_solution_options(func):
+    """CHALLENGE SOLUTION and the options of a command that judges one solution (run, watch)."""
+    for decorator in reversed([challenge_argument, click.argument("solution", metavar="SOLUTION"), judging_options,
+                               json_option, bench_options, remeasure_option, cpu_elements_option]):
+        func = decorator(func)
+    return func
+
+
 def remeasure_option(func):
     return click.option("--remeasure-peaks", is_flag=True,
                         help="Measure the device's copy and matmul peaks and the torch baselines again "

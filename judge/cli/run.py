@@ -9,8 +9,7 @@ import click
 from judge.report.console import make_console, plain_wanted, render_run
 from judge.report.json_export import run_to_json
 from judge.judging.verdict import exit_code_for
-from judge.cli.base import UserError, bench_options, check_solution_file, challenge_argument, judging_options, \
-    cpu_elements_option, json_option, load_spec_or_exit, main_group, remeasure_option
+from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
 from judge.cli.history import history_options, record_results
 
 
@@ -71,13 +70,7 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 
 
 @main_group.command("run")
-@challenge_argument
-@click.argument("solution", metavar="SOLUTION")
-@judging_options
-@json_option
-@bench_options
-@remeasure_option
-@cpu_elements_option
+@one_solution_options
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, remeasure_peaks, cpu_elements, db_path, no_history) -> None:

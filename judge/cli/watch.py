@@ -18,8 +18,7 @@ import time
 import click
 from rich.markup import escape
 
-from judge.cli.base import UserError, bench_options, challenge_argument, check_solution_file, judging_options, \
-    cpu_elements_option, json_option, load_spec_or_exit, main_group, remeasure_option
+from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
 from judge.cli.history import history_options, record_results
 from judge.cli.run import build_options, judge_with_progress
 from judge.report.console import make_console, plain_wanted
@@ -68,13 +67,7 @@ class WatchOutput:
 
 
 @main_group.command("watch")
-@challenge_argument
-@click.argument("solution", metavar="SOLUTION")
-@judging_options
-@json_option
-@bench_options
-@remeasure_option
-@cpu_elements_option
+@one_solution_options
 @click.option("--poll", is_flag=True,
               help="Look at the file's time stamp every 0.1 s instead of asking the operating system "
                    "(the way without the optional watchfiles package).")
