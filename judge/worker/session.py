@@ -162,27 +162,27 @@ class Session:
             self.reply(header, [_to_bytes(t) for t in tensors])
 
     def await_checked(self) -> None:
-        """Wait until the judge has checked the ``verify`` just sent (its ``checked``; an
-        ``area_free`` may come first).  The judge runs its reference on the same GPU: timing the
-        next call meanwhile would time the two together (judge rank read matmuls up to 2x slow)."""
-        while True:
-            header, _ = protocol.receive(self.request_fd)
-            op = header.get("op")
-            if op == "checked":
-                return
-            if op != "area_free":
-                raise protocol.ProtocolError(f"expected checked from the judge, got {op!r}")
-            if self.area is not None:
-                self.area.owed = False
+        """Wait until the judge has checked the ``verify`` just sent (its ``checked``).  The judge
+        runs its reference on the same GPU: timing the next call meanwhile would time the two
+        together (judge rank read matmuls up to 2x slow)."""
+        self._await_judge("checked")
 
     def await_area_free(self) -> None:
         """Wait until the judge is done with the area's last contents (its ``area_free``)."""
-        if not self.area.owed:
-            return
-        header, _ = protocol.receive(self.request_fd)
-        if header.get("op") != "area_free":
-            raise protocol.ProtocolError(f"expected area_free from the judge, got {header.get('op')!r}")
-        self.area.owed = False
+        if self.area.owed:
+            self._await_judge("area_free")
+
+    def _await_judge(self, op: str) -> None:
+        """Read the judge's messages up to ``op``; an ``area_free`` on the way releases the area."""
+        while True:
+            header, _ = protocol.receive(self.request_fd)
+            got = header.get("op")
+            if got == "area_free" and self.area is not None:
+                self.area.owed = False
+            if got == op:
+                return
+            if got != "area_free":
+                raise protocol.ProtocolError(f"expected {op} from the judge, got {got!r}")
 
     def report_failure(self, exc: BaseException) -> bool:
         verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
