@@ -31,11 +31,9 @@ def entry(args: list[str] | None = None) -> None:
     finalisation, not work of the judge's): after the command has finished and
     the exit handlers have run, the output is flushed and the process ends at once.
     """
-    try:
-        main_group.main(args=args, prog_name="judge")  # standalone mode: always ends in SystemExit
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
+    from judge.profiling import profiled
+
+    code = profiled("judge", _run_main, args)
     if code is not None and not isinstance(code, int):  # sys.exit("message"), as Python prints it
         print(code, file=sys.stderr)
         code = 1
@@ -46,3 +44,11 @@ def entry(args: list[str] | None = None) -> None:
         except (OSError, ValueError):  # a closed pipe (judge list | head): nothing left to say
             pass
     os._exit(code or 0)
+
+
+def _run_main(args):
+    try:
+        main_group.main(args=args, prog_name="judge")  # standalone mode: always ends in SystemExit
+        return 0
+    except SystemExit as exc:
+        return exc.code

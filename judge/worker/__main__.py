@@ -50,7 +50,9 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.stdout.flush()
-    code = main(sys.argv[1:])
+    from judge.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (research/profile_run.sh)
+
+    code = profiled("worker", main, sys.argv[1:])
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
