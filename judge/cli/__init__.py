@@ -31,8 +31,10 @@ def entry(args: list[str] | None = None) -> None:
     finalisation, not work of the judge's): after the command has finished and
     the exit handlers have run, the output is flushed and the process ends at once.
     """
+    from judge.bytecode import keep_bytecode
     from judge.profiling import profiled
 
+    keep_bytecode()  # before torch is imported: where Python may not write bytecode, a thousand modules compile
     code = profiled("judge", _run_main, args)
     if code is not None and not isinstance(code, int):  # sys.exit("message"), as Python prints it
         print(code, file=sys.stderr)

@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+from judge.bytecode import worker_bytecode_env
 from judge.worker import protocol
 from judge.worker.area import AreaError, JudgeArea, span
 from judge.worker.deadline import CallDeadline
@@ -164,7 +165,7 @@ class Worker:
     def _environment(self) -> dict:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
-        env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no __pycache__ beside the user's file
+        env = worker_bytecode_env(env)  # the judge's bytecode cache; none beside the user's files (session.py)
         if self.interpret:
             env["TRITON_INTERPRET"] = "1"
             env.pop("JUDGE_WORKER_WARM_DEVICE", None)

@@ -6,6 +6,7 @@ Runs only inside the worker process.
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import inspect
 import sys
@@ -19,11 +20,20 @@ class SubmissionError(Exception):
     """The file cannot be judged at all (syntax/import error, no usable solve)."""
 
 
+class FreshSourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the file from its text on every load, never from bytecode: a cached
+    ``.pyc`` is checked only by the file's size and whole-second time stamp, so an
+    edit saved in the same second at the same size (``judge watch``) would be missed."""
+
+    def get_code(self, fullname):
+        return compile(self.get_data(self.path), self.path, "exec", dont_inherit=True)
+
+
 def load_solve(path: str, arity: int, parameter_names: list[str]):
     """Import the solution file as module ``solution`` and return its ``solve``."""
     file = Path(path).resolve()
     sys.path.insert(0, str(file.parent))  # so a solution can import its own helpers
-    module_spec = importlib.util.spec_from_file_location("solution", file)
+    module_spec = importlib.util.spec_from_file_location("solution", file, loader=FreshSourceLoader("solution", str(file)))
     if module_spec is None or module_spec.loader is None:
         raise SubmissionError(f"cannot import {file.name}: not a Python source file")
     module = importlib.util.module_from_spec(module_spec)

@@ -23,7 +23,8 @@ _to_bytes = tensor_args.to_bytes
 
 
 def warm_up(device: str) -> None:
-    """Create the CUDA context on ``device`` and load Triton's driver helpers before
+    """Create the CUDA context on ``device``, load Triton's driver helpers and compile a
+    one-element kernel (judge/worker/warm_kernel.py) before
     the judge's init message arrives: an early-spawned worker does this while the
     judge is still importing torch, instead of after.  Nothing of the solution has
     run yet; a failure here is left for ``Session.start`` to meet and report.
@@ -37,6 +38,9 @@ def warm_up(device: str) -> None:
 
         driver.active.get_current_device()
         driver.active.utils  # noqa: B018 - loads (on a fresh machine: builds) the launcher helpers
+        from judge.worker.warm_kernel import compile_and_launch
+
+        compile_and_launch(device)  # Triton's first-compile set-up, before the solution's first call
     except Exception:  # noqa: BLE001
         pass
 
@@ -69,6 +73,7 @@ class Session:
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
+            sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/bytecode.py)
             self.solve = loader.load_solve(self.init["solution"], len(names), names)
         except loader.SubmissionError as exc:
             self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
