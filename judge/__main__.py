@@ -1,6 +1,6 @@
 """``python -m judge``: the same CLI as the ``judge`` command."""
 
-from judge.cli import entry
+from judge.launch import main
 
 if __name__ == "__main__":
-    entry()
+    main()

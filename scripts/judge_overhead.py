@@ -11,8 +11,10 @@ Every command runs as `python -m judge ...` in a fresh process with the measured
 tree first on PYTHONPATH (so an installed judge is not needed, and another checkout
 can be measured), on the built-in transpose challenge: solutions/transpose/tuned.py
 on the GPU, tiled.py in CPU mode. "Cold" means empty judge and Triton caches
-(peaks, torch baselines, compiled kernels, show's examples); Python's own bytecode
-and the operating system's file cache stay warm. Prints a Markdown table (the
+(peaks, torch baselines, compiled kernels, show's examples, and the bytecode the
+judge keeps where Python may not write it: judge/bytecode.py); the operating
+system's file cache is warmed first by one `import torch, triton`. Then the warm
+runs again through `judge server` (started once, its start timed too). Prints a Markdown table (the
 goals of issue 16 beside the numbers) and writes every sample as JSON to --out.
 Needs nothing beyond the judge's own dependencies (not watchfiles: watch polls).
 """
@@ -37,8 +39,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 SOLUTIONS = {"gpu": "solutions/transpose/tuned.py", "cpu": "solutions/transpose/tiled.py"}
 # (measurement, mode) -> seconds, from the issue.
-GOALS = {("run warm", "gpu"): 4.0, ("run cold (fresh caches)", "gpu"): 12.0, ("watch save→result", "gpu"): 2.0,
-         ("run --no-bench warm", "cpu"): 3.0, ("list", "cpu"): 0.5, ("list", "gpu"): 0.5}
+GOALS = {("run warm", "gpu"): 4.0, ("run warm, judge server", "gpu"): 4.0, ("run cold (fresh caches)", "gpu"): 12.0, ("watch save→result", "gpu"): 2.0,
+         ("run --no-bench warm", "cpu"): 3.0, ("run --no-bench warm, judge server", "cpu"): 3.0, ("list", "cpu"): 0.5, ("list", "gpu"): 0.5}
 
 
 def gpu_present() -> bool:
@@ -61,12 +63,16 @@ class Tree:
                    TRITON_CACHE_DIR=str(self.caches / "triton"), NO_COLOR="1")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(self.repo), env.get("PYTHONPATH")]))
         env.pop("TRITON_INTERPRET", None)
+        env.pop("JUDGE_SERVER", None)
         return env
 
-    def judge(self, *args: str, timeout: float = 600) -> dict:
-        """One command: its wall clock, exit status and (with --json) the run's phases."""
+    def judge(self, *args: str, timeout: float = 600, served: bool = False) -> dict:
+        """One command: its wall clock, exit status and (with --json) the run's phases.
+        Without ``served`` it never uses a judge server (JUDGE_SERVER=0); the CPU time
+        of a served command is the client's alone (the server's children are not ours)."""
         started, cpu = time.perf_counter(), _children_cpu_s()
-        done = subprocess.run([sys.executable, "-m", "judge", *args], cwd=self.repo, env=self.env(),
+        env = self.env() if served else dict(self.env(), JUDGE_SERVER="0")
+        done = subprocess.run([sys.executable, "-m", "judge", *args], cwd=self.repo, env=env,
                               capture_output=True, text=True, timeout=timeout)
         sample = {"wall_s": round(time.perf_counter() - started, 3), "rc": done.returncode,
                   "cpu_s": round(_children_cpu_s() - cpu, 3)}
@@ -92,10 +98,31 @@ def run_args(mode: str, *extra: str) -> list[str]:
 
 def measure_runs(tree: Tree, mode: str, repeat: int) -> dict:
     tree.fresh_caches()
+    warm_file_cache(tree)
     out = {"run cold (fresh caches)": [tree.judge(*run_args(mode))]}
     out["run warm"] = [tree.judge(*run_args(mode)) for _ in range(repeat)]
     out["run --no-bench warm"] = [tree.judge(*run_args(mode, "--no-bench")) for _ in range(repeat)]
     out["list"] = [tree.judge("list") for _ in range(repeat)]
+    if tree.judge("server", "--help")["rc"] == 0:
+        out.update(measure_served(tree, mode, repeat))
+    return out
+
+
+def warm_file_cache(tree: Tree) -> None:
+    """Read torch's and triton's files once in a throwaway process (no bytecode written anywhere):
+    on a machine that just started, the first run would otherwise time the disk."""
+    env = dict(tree.env(), PYTHONDONTWRITEBYTECODE="1")
+    subprocess.run([sys.executable, "-c", "import torch, triton"], env=env, capture_output=True, timeout=600)
+
+
+def measure_served(tree: Tree, mode: str, repeat: int) -> dict:
+    """The same warm runs through `judge server` (judge/server/): started once, then each
+    `judge run` is a thin client whose command and worker the server forks."""
+    out = {"server start": [tree.judge("server", "start")]}
+    out["run warm, judge server"] = [tree.judge(*run_args(mode), served=True) for _ in range(repeat)]
+    out["run --no-bench warm, judge server"] = [tree.judge(*run_args(mode, "--no-bench"), served=True)
+                                                for _ in range(repeat)]
+    tree.judge("server", "stop")
     return out
 
 

@@ -18,6 +18,7 @@ from judge.cli import grade as _grade  # noqa: F401 - registers grade
 from judge.cli import worker as _worker  # noqa: F401 - registers worker (Dask workers for grade --cluster)
 from judge.cli import rank as _rank  # noqa: F401 - registers rank and sweep
 from judge.cli import history as _history  # noqa: F401 - registers leaderboard and history
+from judge.cli import server as _server  # noqa: F401 - registers server start/stop/status
 
 main = main_group
 

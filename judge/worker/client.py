@@ -103,7 +103,7 @@ class Worker:
         self.area: JudgeArea | None = None  # shared memory for replies' bytes (area.py)
         self._area_owed = False  # the last reply used the area: say area_free before the next message
         self._initialized = False  # spawned but never started: still importing, it cannot hear "exit"
-        self.process: subprocess.Popen | None = None
+        self.process = None  # subprocess.Popen, or forked.ForkedProcess in a command the server runs
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
         self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
@@ -136,12 +136,7 @@ class Worker:
         fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
         try:
             with open(self.output_path, "wb") as output:
-                self.process = subprocess.Popen(
-                    [sys.executable, "-m", "judge.worker", *map(str, fds)],
-                    pass_fds=fds, stdin=subprocess.DEVNULL, stdout=output,
-                    stderr=subprocess.STDOUT, cwd=self.workdir.name, env=self._environment(),
-                    start_new_session=True,  # its own process group: a kill reaches its children too
-                )
+                self.process = self._start_process(list(fds), output)
         finally:  # the child has its copies; on failure the judge keeps none
             os.close(request_r)
             os.close(response_w)
@@ -156,6 +151,23 @@ class Worker:
         self._owner = threading.get_ident()
         with _LIVE_LOCK:
             _LIVE.setdefault(self._owner, set()).add(self)
+
+    def _start_process(self, fds: list[int], output):
+        """``python -m judge.worker FDS``, or the same forked by the judge server when this
+        command runs in one (judge/server/forked.py: no second import of torch)."""
+        env = self._environment()
+        from judge.server import forked
+
+        if forked.SERVER is not None:
+            process = forked.fork_worker(fds, output.fileno(), self.workdir.name, env)
+            if process is not None:
+                return process
+        return subprocess.Popen(
+            [sys.executable, "-m", "judge.worker", *map(str, fds)],
+            pass_fds=fds, stdin=subprocess.DEVNULL, stdout=output,
+            stderr=subprocess.STDOUT, cwd=self.workdir.name, env=env,
+            start_new_session=True,  # its own process group: a kill reaches its children too
+        )
 
     @property
     def spawned_for(self) -> tuple:

@@ -1,0 +1,24 @@
+"""The ``judge`` console script and ``python -m judge``.
+
+A command the judge server serves (``run``, ``rank``, ``watch``) is handed to it
+when one is running (judge/server/client.py); anything else, or with no server,
+runs here through the click group (judge/cli).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    from judge.server.client import run_served
+
+    code = run_served(sys.argv[1:])
+    if code is not None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    from judge.cli import entry
+
+    entry()

@@ -1,0 +1,16 @@
+"""``judge server``: a warm process that judges for ``judge run``, ``rank`` and ``watch``.
+
+A fresh ``judge run`` spends seconds importing torch twice (its own process and
+the solution's worker) before it judges anything.  The server imports it all
+once and then, for each command, forks: a copy of itself becomes the command
+(on the client's terminal, in its folder, with its environment), and each
+worker the command needs is forked from the server too, never from the
+command, so no worker ever holds what the judge computed (docs/server.md).
+
+- ``wire``: messages with file descriptors over a Unix socket;
+- ``compat``: which requests a server may serve (its code, its Python, the
+  environment the imports saw), pure;
+- ``daemon``: the server's loop and what a forked child does first;
+- ``client``: the few lines ``judge run`` runs before anything else;
+- ``forked``: the judge's handle on a worker the server forked.
+"""

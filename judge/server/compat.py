@@ -1,0 +1,106 @@
+"""Which requests a server may serve: the same judge code, the same Python, and
+the same environment where the imports read it.  A request that differs in any
+of these is refused and runs as if there were no server.
+
+The server forks copies of a process that imported torch, triton and the judge
+with its own environment; a copy then runs with the client's.  Variables read
+while importing (PYTHON*, LD_*, TORCH*, PYTORCH*) must therefore agree; those
+read later (JUDGE_*, TRITON_*, CUDA_VISIBLE_DEVICES, NO_COLOR...) may differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["SERVED_COMMANDS", "served_command", "import_environment", "environment_mismatch",
+           "fingerprint", "socket_path", "PACKAGE_ROOT"]
+
+SERVED_COMMANDS = ("run", "watch", "rank")  # not grade: its secret must never sit in a process workers fork from
+_GLOBAL_OPTIONS_WITH_VALUE = ("--challenges-dir",)
+_IMPORT_PREFIXES = ("PYTHON", "LD_", "TORCH", "PYTORCH")
+_NOT_IMPORT_TIME = {"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH"}
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding judge/
+
+
+def served_command(argv: list[str]) -> str | None:
+    """The command ``argv`` runs if the server serves it (not for --help or --version), else None."""
+    if any(a in ("-h", "--help", "--version") for a in argv):
+        return None
+    args = iter(argv)
+    for arg in args:
+        if arg in _GLOBAL_OPTIONS_WITH_VALUE:
+            next(args, None)
+        elif arg.startswith("--challenges-dir="):
+            continue
+        elif not arg.startswith("-"):
+            return arg if arg in SERVED_COMMANDS else None
+    return None
+
+
+def import_environment(env: dict) -> dict:
+    """The variables that imports read, but PYTHONPATH (compared entry by entry)."""
+    return {k: v for k, v in env.items() if k.startswith(_IMPORT_PREFIXES) and k not in _NOT_IMPORT_TIME}
+
+
+def _path_entries(env: dict, ignore: tuple[str, ...]) -> list[str]:
+    entries = [os.path.normpath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return [p for p in entries if p not in ignore]
+
+
+def environment_mismatch(server_env: dict, env: dict, ignore_paths: tuple[str, ...] = ()) -> str | None:
+    """The first variable whose value would have changed the server's imports, or None.
+    ``ignore_paths``: PYTHONPATH entries the server can import from anyway (the judge's own)."""
+    ignore = tuple(os.path.normpath(p) for p in ignore_paths)
+    if _path_entries(server_env, ignore) != _path_entries(env, ignore):
+        return "PYTHONPATH"
+    ours, theirs = import_environment(server_env), import_environment(env)
+    for key in sorted(set(ours) | set(theirs)):
+        if ours.get(key) != theirs.get(key):
+            return key
+    return None
+
+
+def fingerprint() -> str:
+    """The judge's code, Python and the installed torch and triton, as a short hash of
+    paths, sizes and modification times (stat only: a few milliseconds)."""
+    parts = [sys.executable, sys.version, PACKAGE_ROOT]
+    for path in sorted(Path(PACKAGE_ROOT, "judge").rglob("*.py")):
+        parts.append(_stamp(path))
+    for name in ("torch", "triton"):
+        parts.append(_stamp(_origin(name)))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+
+
+def _origin(name: str) -> Path | None:
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def _stamp(path: Path | None) -> str:
+    try:
+        st = path.stat()
+        return f"{path}:{st.st_size}:{st.st_mtime_ns}"
+    except (OSError, AttributeError):
+        return f"{path}:missing"
+
+
+def socket_path() -> Path:
+    """One socket per Python, judge checkout and cache dir: ``<cache dir>/server/<hash>.sock``,
+    or under the temporary folder when that path is too long for a Unix socket."""
+    from judge.timing.peaks import cache_dir
+
+    tag = hashlib.sha256(f"{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}".encode()).hexdigest()[:16]
+    path = cache_dir() / "server" / f"{tag}.sock"
+    if len(str(path)) < 100:
+        return path
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"judge-{os.getuid()}" / f"{tag}.sock"

@@ -1,0 +1,462 @@
+"""The server: ``python -m judge.server.daemon SOCKET IDLE_S`` (``judge server start`` runs it).
+
+It imports what ``judge run`` and a worker import, then serves one Unix socket
+in a single thread (forking is only safe from a process with one thread):
+
+- ``command``: fork; the child takes the client's terminal (the descriptors
+  sent with the request), folder, umask and environment, and runs the command
+  line as ``judge`` would, ending with its exit status, which the server sends
+  back.  A ``signal`` message from the client (its Ctrl-C) goes to the child's
+  process group; a client that goes away gets the child interrupted, then killed.
+- ``worker``: fork a solution's worker for a command (judge/server/forked.py):
+  the child becomes ``python -m judge.worker`` on the descriptors sent, in its
+  own process group; its exit status goes back on the same connection, and a
+  command that goes away takes its workers with it.
+- ``status`` and ``stop``.
+
+The server never touches the GPU (a CUDA context does not survive a fork) and
+never judges: nothing a command computed (a secret seed, a reference's
+outputs) is ever in the process that workers are forked from.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.server import compat, wire
+
+KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
+
+
+@dataclass
+class Child:
+    kind: str  # "command" or "worker"
+    conn: socket.socket
+    what: str
+    started: float = field(default_factory=time.monotonic)
+    kill_at: float | None = None
+
+
+class Server:
+    def __init__(self, path: Path, idle_s: float):
+        self.path, self.idle_s = Path(path), idle_s
+        self.environ = dict(os.environ)  # what the imports saw
+        self.fingerprint = compat.fingerprint()
+        self.children: dict[int, Child] = {}
+        self.selector = selectors.DefaultSelector()
+        self.listener: socket.socket | None = None
+        self.wakeup: tuple[int, int] | None = None
+        self.inode = 0
+        self.stopping = False
+        self.last_activity = time.monotonic()
+        self.served = 0
+        self.started_at = time.time()
+
+    # -- life cycle ------------------------------------------------------------
+    def prepare(self) -> None:
+        """Import what a command and a worker import, and let Triton hash its own sources
+        (the key of its cache, 0.4 s per process); nothing here touches the GPU."""
+        import judge.cli  # noqa: F401 - every command's module
+        import judge.comparing.rank_runner  # noqa: F401
+        import judge.judging.dispatch  # noqa: F401
+        import judge.report.benchmark_table  # noqa: F401
+        import judge.timing.benchmark_stage  # noqa: F401
+        import judge.worker.__main__  # noqa: F401 - the worker's main and session (torch, its timing functions)
+        import judge.worker.warm_kernel  # noqa: F401 - triton and triton.language
+        from judge.comparing import run_changes  # noqa: F401 - watch
+        from judge.judging import file_watch  # noqa: F401
+
+        try:
+            from triton.runtime.cache import triton_key
+        except ImportError:  # pragma: no cover - another Triton layout: hashed in each worker instead
+            return
+        triton_key()
+
+    def listen(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if self.path.exists():
+            self.path.unlink()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(self.path))
+        os.chmod(self.path, 0o600)
+        self.inode = os.stat(self.path).st_ino
+        self.listener.listen(32)
+        self.selector.register(self.listener, selectors.EVENT_READ, "accept")
+        read, write = os.pipe()
+        os.set_blocking(read, False)
+        os.set_blocking(write, False)
+        self.wakeup = (read, write)
+        signal.set_wakeup_fd(write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the selector through the pipe
+        signal.signal(signal.SIGTERM, self._stop_signal)
+        signal.signal(signal.SIGINT, self._stop_signal)
+        self.selector.register(read, selectors.EVENT_READ, "wakeup")
+
+    def _stop_signal(self, *_):
+        self.stopping = True
+
+    def serve(self) -> None:
+        log(f"serving {self.path} (pid {os.getpid()}, idle timeout {self.idle_s:.0f} s)")
+        while True:
+            for key, _ in self.selector.select(timeout=1.0):
+                if key.data == "accept":
+                    self._accept()
+                elif key.data == "wakeup":
+                    _drain(key.fd)
+                else:
+                    self._on_message(key.fileobj)
+            self.reap()
+            self._kill_overdue()
+            if self._should_exit():
+                break
+        self.close()
+
+    def _should_exit(self) -> bool:
+        if self.stopping:
+            if self.listener is not None:
+                self._close_listener()
+                for pid, child in self.children.items():
+                    if child.kind == "command":
+                        _signal_group(pid, signal.SIGINT)
+                        child.kill_at = time.monotonic() + KILL_AFTER_S
+            return not self.children
+        idle = not self.children and time.monotonic() - self.last_activity > self.idle_s
+        if idle or not self._socket_is_ours():
+            log("idle: stopping" if idle else "the socket was replaced: stopping")
+            self.stopping = True
+            return self._should_exit()
+        return False
+
+    def _socket_is_ours(self) -> bool:
+        """Whether the socket file is still the one this server bound (not removed, not
+        replaced by another server's): a server nobody can reach stops."""
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def _close_listener(self) -> None:
+        self.selector.unregister(self.listener)
+        self.listener.close()
+        self.listener = None
+        try:
+            self.path.unlink()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self._close_listener()
+        log(f"stopped after serving {self.served} command(s)")
+
+    # -- connections -------------------------------------------------------------
+    def _accept(self) -> None:
+        conn, _ = self.listener.accept()
+        if not _same_user(conn):
+            conn.close()
+            return
+        conn.settimeout(10)
+        self.selector.register(conn, selectors.EVENT_READ, "conn")
+
+    def _on_message(self, conn: socket.socket) -> None:
+        child = self._child_of(conn)
+        try:
+            message, fds = wire.receive(conn)
+        except (wire.Closed, OSError, ValueError):
+            self._drop(conn, child)
+            return
+        if child is not None:  # a command's client forwards its signals
+            _close_all(fds)
+            pid, _ = child
+            if isinstance(message.get("signal"), int) and message["signal"] in _FORWARDED:
+                _signal_group(pid, message["signal"])
+            return
+        self.last_activity = time.monotonic()
+        handler = {"command": self._command, "worker": self._worker, "status": self._status,
+                   "stop": self._stop}.get(message.get("op"))
+        if handler is None:
+            _close_all(fds)
+            self._drop(conn, None)
+            return
+        handler(conn, message, fds)
+
+    def _child_of(self, conn):
+        for pid, child in self.children.items():
+            if child.conn is conn:
+                return pid, child
+        return None
+
+    def _drop(self, conn: socket.socket, child) -> None:
+        """A connection closed: a command's client went away (interrupt it, kill it later),
+        or a command went away from its worker (kill the worker's group now)."""
+        self.selector.unregister(conn)
+        conn.close()
+        if child is None:
+            return
+        pid, child = child
+        if child.kind == "worker":
+            _signal_group(pid, signal.SIGKILL)
+        elif child.kill_at is None:
+            _signal_group(pid, signal.SIGINT)
+            child.kill_at = time.monotonic() + KILL_AFTER_S
+
+    def _refuse(self, conn, fds, why: str) -> None:
+        _close_all(fds)
+        _reply(conn, {"refused": why})
+        self.selector.unregister(conn)
+        conn.close()
+
+    # -- requests ------------------------------------------------------------------
+    def _command(self, conn, request: dict, fds: list[int]) -> None:
+        why = self._mismatch(request)
+        if why is None and len(fds) != 3:
+            why = "the request did not carry the terminal's three descriptors"
+        if why is not None:
+            log(f"refused {request.get('argv', [])[:1]}: {why}")
+            self._refuse(conn, fds, why)
+            return
+        pid = self._fork(lambda: _become_command(self, request, fds), fds)
+        self.children[pid] = Child("command", conn, " ".join(request["argv"][:3]))
+        self.served += 1
+        log(f"command pid {pid}: judge {' '.join(request['argv'])}")
+        _reply(conn, {"started": pid})
+
+    def _worker(self, conn, request: dict, fds: list[int]) -> None:
+        why = self._mismatch(request, ignore_paths=(compat.PACKAGE_ROOT,))
+        if why is None and len(fds) != len(request.get("fds", ())) + 1:
+            why = "the request did not carry its descriptors"
+        if why is not None:
+            self._refuse(conn, fds, why)
+            return
+        pid = self._fork(lambda: _become_worker(self, request, fds), fds)
+        self.children[pid] = Child("worker", conn, request.get("cwd", ""))
+        log(f"worker pid {pid} in {request.get('cwd', '')}")
+        _reply(conn, {"pid": pid})
+
+    def _mismatch(self, request: dict, ignore_paths=()) -> str | None:
+        if self.stopping:
+            return "the server is stopping"
+        if request.get("fingerprint") != self.fingerprint:
+            self.stopping = True  # its code is out of date: the next start loads the new one
+            return "the judge's code or its torch/triton changed since the server started; it is stopping"
+        key = compat.environment_mismatch(self.environ, request.get("env", {}), ignore_paths)
+        return None if key is None else f"{key} differs from the server's (judge server start read it)"
+
+    def _fork(self, become, fds: list[int]) -> int:
+        if threading.active_count() != 1:  # pragma: no cover - nothing here starts threads
+            log(f"warning: forking with {threading.active_count()} threads")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                become()
+            finally:
+                os._exit(70)
+        try:
+            os.setpgid(pid, pid)  # also in the child: whichever runs first, the group exists at once
+        except OSError:
+            pass
+        _close_all(fds)
+        return pid
+
+    def _status(self, conn, request, fds) -> None:
+        _close_all(fds)
+        import torch
+        import triton
+
+        running = [{"pid": pid, "kind": c.kind, "what": c.what, "for_s": round(time.monotonic() - c.started, 1)}
+                   for pid, c in self.children.items()]
+        _reply(conn, {"pid": os.getpid(), "socket": str(self.path), "python": sys.executable,
+                      "judge": compat.PACKAGE_ROOT, "torch": torch.__version__, "triton": triton.__version__,
+                      "started_at": self.started_at, "served": self.served, "idle_timeout_s": self.idle_s,
+                      "running": running, "fingerprint_ok": request.get("fingerprint") == self.fingerprint})
+        self.selector.unregister(conn)
+        conn.close()
+
+    def _stop(self, conn, request, fds) -> None:
+        _close_all(fds)
+        log("asked to stop")
+        self.stopping = True
+        _reply(conn, {"stopping": os.getpid()})
+        self.selector.unregister(conn)
+        conn.close()
+
+    # -- children ------------------------------------------------------------------
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            child = self.children.pop(pid, None)
+            if child is None:
+                continue
+            code = os.waitstatus_to_exitcode(status)  # as Popen.returncode: -N for signal N
+            if child.kind == "command":
+                log(f"command pid {pid} ended: {code} after {time.monotonic() - child.started:.2f} s")
+            _reply(child.conn, {"exit": code})
+            try:
+                self.selector.unregister(child.conn)
+            except (KeyError, ValueError):
+                pass  # its connection was dropped already
+            child.conn.close()
+            self.last_activity = time.monotonic()
+
+    def _kill_overdue(self) -> None:
+        now = time.monotonic()
+        for pid, child in self.children.items():
+            if child.kill_at is not None and now > child.kill_at:
+                _signal_group(pid, signal.SIGKILL)
+
+    def forget(self) -> None:
+        """In a forked child: none of the server's sockets, pipes or signal handlers."""
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for key in list(self.selector.get_map().values()):
+            if isinstance(key.fileobj, socket.socket):
+                key.fileobj.close()
+        self.selector.close()
+        _close_all(self.wakeup or ())
+        self.children.clear()
+
+
+_FORWARDED = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+
+
+def _become_command(server: Server, request: dict, fds: list[int]) -> None:
+    """The forked child becomes ``judge ARGV`` on the client's terminal; never returns."""
+    os.setpgid(0, 0)
+    server.forget()
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    _close_all(fd for fd in fds if fd > 2)
+    os.chdir(request["cwd"])
+    os.umask(request.get("umask", 0o022))
+    server_environ = server.environ
+    os.environ.clear()
+    os.environ.update(request["env"])
+    _standard_streams(terminal=True)
+    sys.argv = ["judge", *request["argv"]]
+    from judge.server import forked
+
+    forked.SERVER = forked.ServerLink(str(server.path), server.fingerprint, server_environ)
+    from judge.cli import entry
+
+    entry(list(request["argv"]))  # ends the process
+
+
+def _become_worker(server: Server, request: dict, fds: list[int]) -> None:
+    """The forked child becomes ``python -m judge.worker FDS`` in the worker's folder; never returns."""
+    os.setpgid(0, 0)
+    server.forget()
+    *protocol_fds, output = fds
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    _close_all([devnull, output])
+    os.closerange(3, min(protocol_fds))
+    for low, high in zip(sorted(protocol_fds), sorted(protocol_fds)[1:] + [65536]):
+        os.closerange(low + 1, high)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
+    sys.path[0] = request["cwd"]  # as `python -m` puts the working folder first
+    _standard_streams(terminal=False)
+    argv = [str(fd) for fd in protocol_fds]
+    sys.argv = [str(Path(compat.PACKAGE_ROOT, "judge", "worker", "__main__.py")), *argv]
+    from judge.profiling import profiled
+    from judge.worker.__main__ import main
+
+    code = profiled("worker", main, argv)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)
+
+
+def _standard_streams(terminal: bool) -> None:
+    """New sys.stdin/stdout/stderr on descriptors 0-2, buffered as a fresh Python would buffer them."""
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    sys.stdin = open(0, "r", closefd=False, encoding="utf-8", errors="surrogateescape")
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        line = fd == 2 or (terminal and os.isatty(fd)) or unbuffered
+        stream = open(fd, "w", buffering=1 if line else -1, closefd=False, encoding="utf-8",
+                      errors="backslashreplace" if fd == 2 else "strict")
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+
+def _reply(conn: socket.socket, message: dict) -> None:
+    try:
+        wire.send(conn, message)
+    except OSError:
+        pass  # the other end went away: what it would have been told no longer matters
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    try:
+        os.killpg(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _same_user(conn: socket.socket) -> bool:
+    import struct
+
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):  # pragma: no cover - not Linux: the socket's 0600 mode stands alone
+        return True
+    _, uid, _ = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _close_all(fds) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def log(message: str) -> None:
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str]) -> int:
+    from judge.bytecode import keep_bytecode
+
+    keep_bytecode()
+    server = Server(Path(argv[0]), float(argv[1]))
+    server.prepare()
+    server.listen()
+    print("ready", flush=True)  # judge server start waits for this line
+    server.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

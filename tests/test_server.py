@@ -1,0 +1,180 @@
+"""The judge server (judge/server/): what it serves and refuses, its wire, and
+end to end in CPU mode: a served `judge run` through a forked command and a
+forked worker, its exit status, Ctrl-C, a client that dies, status and stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judge.server import compat, wire
+from judge.server.daemon import Server
+from judge.server.forked import ForkedProcess
+
+from conftest import ROOT, SOLUTIONS, SPECS
+
+
+# -- pure decisions -----------------------------------------------------------------
+@pytest.mark.parametrize("argv, command", [
+    (["run", "transpose", "x.py"], "run"),
+    (["--debug", "rank", "matmul", "a.py", "b.py"], "rank"),
+    (["--challenges-dir", "run", "watch", "c", "x.py"], "watch"),  # "run" is the option's value
+    (["--challenges-dir=d", "run", "c", "x.py"], "run"),
+    (["run", "--help"], None), (["--version"], None), (["grade", "--dir", "s"], None),
+    (["list"], None), ([], None),
+])
+def test_which_commands_are_served(argv, command):
+    assert compat.served_command(argv) == command
+
+
+def test_the_environment_the_imports_read_must_match():
+    server = {"PYTHONPATH": "/a:/judge", "TORCH_LOGS": "x", "HOME": "/h", "PYTHONUNBUFFERED": "1"}
+    same = {"PYTHONPATH": "/a:/judge/", "TORCH_LOGS": "x", "HOME": "/other", "NO_COLOR": "1",
+            "JUDGE_CACHE_DIR": "/c", "TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": "1"}
+    assert compat.environment_mismatch(server, same) is None
+    assert compat.environment_mismatch(server, dict(same, TORCH_LOGS="y")) == "TORCH_LOGS"
+    assert compat.environment_mismatch(server, dict(same, LD_PRELOAD="/x.so")) == "LD_PRELOAD"
+    assert compat.environment_mismatch(server, dict(same, PYTHONPATH="/a")) == "PYTHONPATH"
+    # a worker's PYTHONPATH starts with the judge's own folder, which the server imports from anyway
+    assert compat.environment_mismatch(server, dict(same, PYTHONPATH="/judge:/a:/judge"), ("/judge",)) is None
+
+
+def test_a_request_from_changed_code_is_refused_and_stops_the_server(tmp_path):
+    server = Server(tmp_path / "s.sock", 60)
+    assert server._mismatch({"fingerprint": server.fingerprint, "env": dict(os.environ)}) is None
+    assert "changed" in server._mismatch({"fingerprint": "old", "env": dict(os.environ)})
+    assert server.stopping
+
+
+def test_messages_carry_descriptors():
+    a, b = socket.socketpair()
+    read, write = os.pipe()
+    wire.send(a, {"op": "worker", "env": {"K": "v" * 70000}}, [read])
+    message, fds = wire.receive(b)
+    assert message["env"]["K"] == "v" * 70000 and len(fds) == 1
+    os.write(write, b"through")
+    assert os.read(fds[0], 7) == b"through"
+    a.close()
+    with pytest.raises(wire.Closed):
+        wire.receive(b)
+    for fd in (read, write, fds[0]):
+        os.close(fd)
+
+
+def test_a_forked_worker_answers_as_popen_does():
+    server_end, judge_end = socket.socketpair()
+    process = ForkedProcess(os.getpid() + 10**6, judge_end)  # no such process: kill is harmless
+    assert process.poll() is None
+    with pytest.raises(subprocess.TimeoutExpired):
+        process.wait(timeout=0.05)
+    wire.send(server_end, {"exit": -signal.SIGSEGV})
+    assert process.wait(timeout=5) == -signal.SIGSEGV and process.poll() == -signal.SIGSEGV
+    lost = ForkedProcess(os.getpid() + 10**6, socket.socketpair()[1])
+    lost.conn.shutdown(socket.SHUT_RD)  # the server went away without a word
+    assert lost.wait(timeout=5) == -signal.SIGKILL
+
+
+# -- end to end, CPU mode ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A judge server for this module's cache dir; the environment that reaches it."""
+    base = tmp_path_factory.mktemp("server")
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(base / "cache"), JUDGE_DATA_DIR=str(base / "data"), NO_COLOR="1")
+    env.pop("JUDGE_SERVER", None)
+    started = _judge(env, "server", "start", "--idle-timeout", "10")
+    assert started.returncode == 0, started.stderr
+    yield env
+    _judge(env, "server", "stop")
+
+
+def _judge(env, *args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "judge", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=180, **kwargs)
+
+
+def _log(env) -> str:
+    return "".join(p.read_text() for p in Path(env["JUDGE_CACHE_DIR"], "server").glob("*.log"))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+TINY = str(SPECS / "tiny_transpose.yaml")
+
+
+@pytest.mark.slow
+def test_a_served_run_judges_in_a_forked_command_and_worker(served):
+    ok = _judge(served, "run", TINY, str(SOLUTIONS / "transpose_ok.py"), "--interpret", "--seed", "4", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["verdict"] == "accepted"
+    wrong = _judge(served, "run", TINY, str(SOLUTIONS / "transpose_wrong_value.py"), "--interpret", "--json")
+    assert wrong.returncode == 1 and json.loads(wrong.stdout)["verdict"] == "wrong_answer"
+    log = _log(served)
+    assert log.count("command pid") >= 4 and "transpose_ok.py" in log  # started and ended, twice
+    assert re.search(r"worker pid \d+", log), log  # no second import of torch: the server forked it
+    local = _judge(dict(served, JUDGE_SERVER="0"), "run", TINY, str(SOLUTIONS / "transpose_ok.py"),
+                   "--interpret", "--seed", "4", "--json")
+    served_doc, local_doc = json.loads(ok.stdout), json.loads(local.stdout)
+    assert [t["params"] for t in served_doc["tests"]] == [t["params"] for t in local_doc["tests"]]
+
+
+@pytest.mark.slow
+def test_ctrl_c_and_a_vanished_client_leave_no_process(served):
+    for how in (signal.SIGINT, signal.SIGKILL):
+        before = len(re.findall(r"worker pid (\d+)", _log(served)))
+        client = subprocess.Popen([sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_hang.py"),
+                                   "--interpret", "--timeout", "120"], env=served, cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        workers = _wait_for(lambda: re.findall(r"worker pid (\d+)", _log(served))[before:], 60)
+        command = int(re.findall(r"command pid (\d+): judge run", _log(served))[-1])
+        time.sleep(1.0)  # in solve() now
+        client.send_signal(how)
+        client.wait(timeout=30)
+        assert _wait_for(lambda: not _alive(command) and not any(_alive(int(w)) for w in workers), 30), \
+            f"after {how.name}: command {command} or workers {workers} still alive"
+
+
+def _wait_for(condition, timeout: float):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    return condition()
+
+
+@pytest.mark.slow
+def test_a_request_the_server_cannot_serve_runs_here(served):
+    moved = _judge(dict(served, PYTHONPATH=os.pathsep.join([str(ROOT), "/nonexistent"])),
+                   "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))
+    assert "judge server: not used (PYTHONPATH differs" in moved.stderr
+    assert moved.returncode == 2 and "no_such_challenge" in moved.stderr  # and then judged here, as always
+
+
+@pytest.mark.slow
+def test_status_and_stop(tmp_path):
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_DATA_DIR=str(tmp_path / "data"))
+    assert _judge(env, "server", "status").returncode == 1
+    assert _judge(env, "server", "start").returncode == 0
+    again = _judge(env, "server", "start")
+    assert "already running" in again.stdout
+    status = _judge(env, "server", "status")
+    assert status.returncode == 0 and "0 command(s) served" in status.stdout
+    stopped = _judge(env, "server", "stop")
+    assert "stopped" in stopped.stdout
+    assert _judge(env, "server", "status").returncode == 1
