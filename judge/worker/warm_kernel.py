@@ -5,8 +5,14 @@ The first kernel a process compiles pays for Triton's own set-up: the hash of
 Triton's sources that keys its cache, ``ptxas --version``, the backend's hash
 and the launcher for a signature.  On the H100 that was 0.4–0.5 s of every
 run's first call, with the kernel itself already cached (docs/benchmarks.md);
-done here it overlaps the judge's own start.
+done here it overlaps the judge's own start.  On a machine whose Triton cache
+is still empty the kernel itself would be compiled too (ptxas, a C compiler for
+its launcher: 0.5 s or more, then on the worker's critical path), so there only
+Triton's hash is taken.
 """
+
+import os
+from pathlib import Path
 
 import triton
 import triton.language as tl
@@ -20,6 +26,28 @@ def _touch(x_ptr):
 def compile_and_launch(device: str) -> None:
     import torch
 
+    _hash_triton()
+    if not _triton_cache_in_use():
+        return
     x = torch.zeros(1, device=device)
     _touch[(1,)](x)
     torch.cuda.synchronize(device)
+
+
+def _hash_triton() -> None:
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:  # another Triton layout: the first compile hashes it
+        return
+    triton_key()
+
+
+def _triton_cache_in_use() -> bool:
+    try:
+        folder = triton.knobs.cache.dir
+    except AttributeError:
+        folder = os.environ.get("TRITON_CACHE_DIR") or str(Path.home() / ".triton" / "cache")
+    try:
+        return any(os.scandir(folder))
+    except OSError:
+        return False
