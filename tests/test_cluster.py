@@ -238,11 +238,63 @@ def test_judge_worker_serves_a_scheduler_until_sigterm():
         assert not client.scheduler_info()["workers"]
 
 
+@pytest.mark.slow
+def test_local_workers_join_warmed_up_and_end_without_the_interpreters_teardown(tmp_path):
+    """A --cluster local worker (CPU mode) has torch and the judging modules imported
+    before its first task, and after a graceful close its process skips the interpreter's
+    teardown: an object kept until then is never finalised, and the close is quick."""
+    marker = tmp_path / "finalised"
+
+    def facts(dask_worker):
+        return {name: name in sys.modules for name in ("torch", "judge.judging.dispatch")}, \
+            dask_worker.judge_warm_up_s
+
+    def keep_until_teardown(path):
+        import os
+        import sys
+
+        class Marker:
+            def __del__(self, _open=os.open, _close=os.close, flags=os.O_CREAT | os.O_WRONLY):
+                _close(_open(path, flags))
+
+        sys.modules["judge_test_marker"] = Marker()  # dropped, and finalised, only by the teardown
+
+    local = cluster._start_local(None, 1)
+    try:
+        with distributed.Client(local) as client:
+            client.wait_for_workers(1, timeout=120)
+            [(modules, warmed)] = client.run(facts).values()
+            client.run(keep_until_teardown, str(marker))
+    finally:
+        started = time.monotonic()
+        local.close()
+        closed_s = time.monotonic() - started
+    assert modules == {"torch": True, "judge.judging.dispatch": True}
+    assert warmed["imports"] > 0 and "cuda" not in warmed  # a CPU worker warms no GPU
+    assert not marker.exists() and closed_s < 5
+
+
+@pytest.mark.gpu
+def test_a_gpu_worker_joins_with_cuda_warmed_up():
+    import torch
+
+    local = cluster._start_local([0], 0)
+    try:
+        with distributed.Client(local) as client:
+            client.wait_for_workers(1, timeout=120)
+            [(ready, warmed)] = client.run(
+                lambda dask_worker: (torch.cuda.is_initialized(), dask_worker.judge_warm_up_s)).values()
+    finally:
+        local.close()
+    assert ready and warmed["cuda"] > 0
+
+
 # -- pure parts ------------------------------------------------------------------------
 
 def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():
     gpus = cluster.worker_specs([0, 3], 2)
     assert list(gpus) == ["gpu0", "gpu3"]
+    assert all(spec["preload"] == ["judge.grading.preload"] for spec in gpus.values())
     assert gpus["gpu3"]["env"]["CUDA_VISIBLE_DEVICES"] == "3" and gpus["gpu3"]["resources"] == {"GPU": 1}
     assert all(spec["nthreads"] == 1 for spec in gpus.values())
     cpus = cluster.worker_specs(None, 3)

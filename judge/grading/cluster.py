@@ -28,14 +28,15 @@ from typing import Callable, Iterator
 
 from judge import __version__
 from judge.grading.pool import Cancelled, judge_entry, make_undumpable
+from judge.grading.preload import GPU_RESOURCE, PRELOAD  # GPU_RESOURCE: what a GPU task needs one of
 from judge.grading.records import GradeSettings, problem_record
 from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs", "grade_task",
-           "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster", "serve_workers"]
+           "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster",
+           "serve_workers"]
 
-GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
 LOCAL = "local"  # --cluster local: a cluster started here
 CANCEL_POLL_S = 1.0  # how often a running task asks the scheduler whether the grade was interrupted
 ALLOWED_FAILURES = 1  # a task whose worker dies is tried once more, then recorded as such
@@ -92,10 +93,11 @@ def worker_specs(gpus: list[int] | None, jobs: int, host: str | None = "127.0.0.
                  silence_logs: int | None = 30) -> dict[str, dict]:
     """Worker name -> Nanny options: one single-threaded worker per GPU, pinned to it
     with CUDA_VISIBLE_DEVICES and offering ``GPU=1``, or (CPU mode, ``gpus`` None)
-    ``jobs`` single-threaded workers.  The defaults are ``--cluster local``'s: on
-    the loopback, logging warnings only (30: the workers' start/stop lines would
-    drown the grade's); ``judge worker`` listens on the host's address and logs more."""
-    common = {"nthreads": 1, "host": host, "silence_logs": silence_logs,
+    ``jobs`` single-threaded workers, each warmed up before it joins (PRELOAD).
+    The defaults are ``--cluster local``'s: on the loopback, logging warnings only
+    (30: the workers' start/stop lines would drown the grade's); ``judge worker``
+    listens on the host's address and logs more."""
+    common = {"nthreads": 1, "host": host, "silence_logs": silence_logs, "preload": [PRELOAD],
               "memory_limit": 0}  # the judge bounds the memory of each submission's process itself
     if gpus is None:
         return {f"{prefix}cpu{i}": {**common, "name": f"{prefix}cpu{i}"} for i in range(jobs)}
