@@ -312,6 +312,28 @@ def test_a_worker_that_cannot_read_the_submission_says_why(tmp_path):
                                                    settings)
 
 
+def test_a_task_result_unpickles_without_importing_torch(tmp_path, monkeypatch):
+    """A run's record holds torch.__version__, a str subclass: unpickled as such, the first
+    result made the grading process import torch, seconds during which the GPU that had
+    finished waited for its next task (the 3.5 s gap of the first hand-started-scheduler
+    measurement).  What grade_task returns holds builtin types only."""
+    import pickle
+
+    import torch
+
+    job = _job(0, tmp_path)
+    job = cluster.make_jobs([0], [job.entry], {}, ["k"])[0]
+    run = {"verdict": "accepted", "environment": {"torch": torch.__version__},
+           "tests": [{"params": {"rows": 1}, "smallest_failing": (1, 1)}]}
+    monkeypatch.setattr(cluster, "judge_entry", lambda *args, **kwargs: dict(run))
+    record = cluster.grade_task(job, GradeSettings(SEED, interpret=True), "judge-cancel-none")
+    load = "import pickle, sys; r = pickle.loads(sys.stdin.buffer.read()); print('torch' in sys.modules, r)"
+    done = subprocess.run([sys.executable, "-c", load], input=pickle.dumps(record), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().startswith("False ")
+    assert record["environment"]["torch"] == torch.__version__ and record["tests"][0]["smallest_failing"] == (1, 1)
+
+
 def test_cluster_usage_errors_exit_2(tmp_path):
     solution = str(SOLUTIONS / "transpose_ok.py")
     for args, words in [(["--cluster", "tcp://127.0.0.1:1", "--gpus", "0"], "--gpus and --jobs are for"),

@@ -34,7 +34,7 @@ from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs", "grade_task",
-           "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster",
+           "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster",
            "serve_workers"]
 
 LOCAL = "local"  # --cluster local: a cluster started here
@@ -173,7 +173,24 @@ def grade_task(job: Job, settings: GradeSettings, cancel_name: str) -> dict | No
         return None
     record.update(file=job.entry.path, solution=job.entry.path, worker=_worker_name(),
                   gpu=None if settings.interpret else _pinned_gpu())
-    return record
+    return plain(record)
+
+
+def plain(value):
+    """``value`` (a record) with builtin types only.  A record holds ``torch.__version__``,
+    a str subclass (``TorchVersion``): unpickled as such, the first result imported torch
+    in the grading process, which needs none with a scheduler's address (seconds, while
+    the GPU that finished that task waited for its next one)."""
+    if type(value) in (str, int, float, bool, type(None)):
+        return value
+    if type(value) is dict:
+        return {plain(k): plain(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(plain(v) for v in value)
+    for base in (str, int, float):
+        if isinstance(value, base):
+            return base(value)
+    return value
 
 
 def _worker_problem(job: Job, settings: GradeSettings) -> str:
