@@ -179,6 +179,32 @@ def test_only_as_many_tasks_as_the_cluster_has_slots_are_submitted(threads_clust
     assert len(HELD_BY_THE_WORKER) == 8 and max(HELD_BY_THE_WORKER) <= 2
 
 
+STARTED_AT = {}  # index -> when its task began (a cluster of threads: this process's clock and dict)
+
+
+def _task_of_known_length(job, settings, cancel_name):
+    STARTED_AT[job.index] = time.monotonic()
+    time.sleep({0: 0.05, 1: 1.5}.get(job.index, 0.0))
+    return {"index": job.index}
+
+
+def test_a_freed_slot_takes_its_next_task_before_the_outputs_are_written(threads_cluster, tmp_path, monkeypatch):
+    """Writing the outputs (every record so far, three formats) takes long in a large
+    grade: the task that frees a slot is replaced first, so its GPU does not wait for that."""
+    monkeypatch.setattr(cluster, "grade_task", _task_of_known_length)
+    written = {}
+
+    def done(index, record):
+        if index == 0:
+            time.sleep(0.6)
+        written[index] = time.monotonic()
+
+    cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(3)],
+                             GradeSettings(SEED, interpret=True), done)
+    assert sorted(written) == [0, 1, 2]
+    assert STARTED_AT[2] < written[0] - 0.4  # task 2 ran in the slot of task 0 while its record was written
+
+
 @pytest.mark.slow
 def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
     """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume

@@ -294,7 +294,7 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
         while waiting or futures:
             top_up()
             for future in _finished(futures, POLL_S):
-                _take(future, futures, settings, done)
+                _take(future, futures, settings, done, refill=top_up)
     except BaseException:
         cancel.set()
         _drain(client, futures, settings, done, drain_s)
@@ -319,12 +319,16 @@ def _finished(futures: dict, timeout: float) -> list:
         return []
 
 
-def _take(future, futures: dict, settings: GradeSettings, done) -> None:
+def _take(future, futures: dict, settings: GradeSettings, done, refill: Callable[[], None] | None = None) -> None:
     """Pass a finished future's record to ``done`` and release it at once: a result
-    left in a worker's memory would be computed again (graded twice) if that worker died."""
+    left in a worker's memory would be computed again (graded twice) if that worker died.
+    ``refill`` submits the next task first, so that the freed GPU does not wait while
+    ``done`` writes the outputs (all the records so far, in three formats)."""
     job = futures.pop(future)
     record = _outcome(future, job, settings)
     future.release()
+    if refill is not None:
+        refill()
     if record is not None:
         done(job.index, record)
 
