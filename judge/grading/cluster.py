@@ -28,15 +28,16 @@ from typing import Callable, Iterator
 
 from judge import __version__
 from judge.grading.pool import Cancelled, judge_entry, make_undumpable
-from judge.grading.preload import GPU_RESOURCE, PRELOAD  # GPU_RESOURCE: what a GPU task needs one of
 from judge.grading.records import GradeSettings, problem_record
 from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
-__all__ = ["GPU_RESOURCE", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs", "grade_task",
-           "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster",
-           "serve_workers"]
+__all__ = ["GPU_RESOURCE", "PRELOAD", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs",
+           "grade_task", "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect",
+           "grade_on_cluster", "serve_workers"]
 
+GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
+PRELOAD = "judge.grading.preload"  # the workers' warm-up (preload.py): Dask takes a preload by module name
 LOCAL = "local"  # --cluster local: a cluster started here
 CANCEL_POLL_S = 1.0  # how often a running task asks the scheduler whether the grade was interrupted
 ALLOWED_FAILURES = 1  # a task whose worker dies is tried once more, then recorded as such

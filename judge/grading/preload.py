@@ -3,14 +3,16 @@ joins the scheduler, what its first grade task would otherwise pay on the clock.
 
     dask worker tcp://sched:8786 --nthreads 1 --resources GPU=1 --preload judge.grading.preload
 
-(``--cluster local`` and ``judge worker`` preload it themselves.)  ``dask_setup``
-imports torch and the judge's judging modules (seconds: a task would import them
-when it is unpickled) and, on a worker that offers ``GPU=1``, does once on tiny
-tensors what a first judgement does in this process: the CUDA context, cuBLAS,
-the generator and the kernels of the checks.  The judge's own process has the
-same context in a local grade; the processes it starts for submissions are new
-programs (subprocess), not forks of it, so a context here is no trouble for them.  Nothing of a submission's judging
-changes: only when these costs are paid.
+(``--cluster local`` and ``judge worker`` preload it themselves: ``cluster.PRELOAD``.)
+
+``dask_setup`` imports torch and the judge's judging modules (seconds, which the
+grade's check of the worker or its first task paid before) and, on a worker that
+offers ``GPU=1``, does once on tiny tensors what a first judgement does in this
+process: the CUDA context, cuBLAS, seeded generation, the kernels of the checks.
+The judging of a submission does not change, only when these costs are paid.  A
+local grade's own process holds the same context; the processes that the judge
+starts for submissions are new programs (subprocess), not forks of this one, so
+a context here is no trouble for them.
 
 ``dask_teardown`` marks a graceful close; the worker process (a nanny's) then
 ends right after its exit handlers, without the interpreter's teardown, which
@@ -29,10 +31,7 @@ import os
 import sys
 import time
 
-__all__ = ["PRELOAD", "dask_setup", "dask_teardown", "warm", "warm_cuda"]
-
-PRELOAD = __name__  # what --cluster local and judge worker pass as their workers' preload
-GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
+__all__ = ["dask_setup", "dask_teardown", "warm", "warm_cuda"]
 
 # Under "distributed", whose handler a `dask worker` sets up: the line lands in the worker's log.
 log = logging.getLogger("distributed.judge")
@@ -41,6 +40,8 @@ _state = {"closing": False}
 
 def dask_setup(worker) -> None:
     """Warm the worker up (before it registers with the scheduler); never fails its start."""
+    from judge.grading.cluster import GPU_RESOURCE  # here, not above: the nanny imports this module too
+
     gpu = worker.state.total_resources.get(GPU_RESOURCE, 0) >= 1
     try:
         seconds = warm(gpu)
