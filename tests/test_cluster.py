@@ -300,6 +300,19 @@ def test_local_workers_join_warmed_up_and_end_without_the_interpreters_teardown(
     assert not marker.exists() and closed_s < 5
 
 
+def test_the_cuda_warm_up_runs_the_judges_first_steps_on_any_device(monkeypatch):
+    """warm_cuda's steps on the CPU (its two CUDA-only calls stubbed): a broken step would
+    only be logged on a GPU worker, which would then join cold, and no test there would fail."""
+    import torch
+
+    from judge.grading import preload
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    preload.warm_cuda("cpu")
+    assert set(preload.warm(gpu=False)) == {"imports"}
+
+
 @pytest.mark.gpu
 def test_a_gpu_worker_joins_with_cuda_warmed_up():
     import torch
