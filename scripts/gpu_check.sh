@@ -9,6 +9,8 @@
 #   bash scripts/gpu_check.sh grade      (2 GPUs) judge grade --cluster (scripts/grade_cluster_gpu.sh;
 #                                        needs the Dask wheels in .whl) and a grade cut by SIGTERM
 #                                        and resumed (scripts/grade_under_load.sh)
+#   bash scripts/gpu_check.sh cluster    (2 GPUs) the first of those alone (about 7 minutes), then the
+#                                        cluster's GPU test (the workers' CUDA warm-up)
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -50,9 +52,15 @@ inner)
   bash scripts/leetgpu_gpu.sh 2>&1 | tail -14
   echo "leetgpu: ${SECONDS} s"
   ;;
+cluster)
+  SECONDS=0
+  bash scripts/grade_cluster_gpu.sh all 2>&1 | tail -45
+  echo "cluster: ${SECONDS} s"
+  PYTHONPATH=/tmp/site python3 -m pytest -m gpu tests/test_cluster.py -q -p no:cacheprovider 2>&1 | tail -2
+  ;;
 grade)
   SECONDS=0
-  bash scripts/grade_cluster_gpu.sh all 2>&1 | tail -25
+  bash scripts/grade_cluster_gpu.sh all 2>&1 | tail -45
   echo "cluster: ${SECONDS} s"; SECONDS=0
   bash scripts/grade_under_load.sh 2>&1 | tail -10
   echo "under load: ${SECONDS} s"

@@ -8,10 +8,15 @@
 #   serial      judge grade --gpus 0                          one GPU, the thread-pool path
 #   local       judge grade --cluster local                   a Dask cluster started by judge, one worker per GPU
 #   scheduler   judge grade --cluster tcp://127.0.0.1:8786    a `dask scheduler` and two `dask worker
-#                                                             --resources GPU=1` started by hand, each pinned to
-#                                                             one GPU (the multi-host path, on one host)
+#                                                             --resources GPU=1 --preload judge.grading.preload`
+#                                                             started by hand, each pinned to one GPU (the
+#                                                             multi-host path, on one host)
 #
-# then compares the verdicts (and every case's) and prints wall times and speedups.
+# then compares the verdicts (and every case's), prints wall times and speedups,
+# and where each run's time went (scripts/grade_timeline.py): when the grading
+# process was ready, when the first task started, per worker its busy and idle
+# time, the gaps between its tasks, its first task's overhead against serial,
+# and the median slowdown of the later tasks against serial.
 #
 #   bash scripts/grade_cluster_gpu.sh serial    one part per call (each a few minutes; the machine
 #   bash scripts/grade_cluster_gpu.sh cluster   keeps $GRADE_WORK between calls while warm): local,
@@ -19,10 +24,16 @@
 #   bash scripts/grade_cluster_gpu.sh all       everything in one call (about 7 minutes)
 #
 # Dask is not in the GPU image: the wheels in .whl/ (carried from the checkout)
-# are installed into /tmp/site first.  Each run gets an empty Triton cache; the
-# device's peaks are measured once, before all.  The manifest lists the long
-# autotuned matmul (~46 s) first, so that a parallel grade does not end on it
-# alone.  Results: $OUT/cluster_*.json|log|wall, $OUT/cluster_summary.json.
+# are installed into /tmp/site first.  Each run gets an empty Triton cache and
+# an empty torch-baseline cache (each run times the three challenges' baselines,
+# the parallel ones sharing them through the cache's lock); the device's peaks
+# are measured once, before all.  The manifest lists the long autotuned matmul
+# (~50 s) first, so that a parallel grade does not end on it alone.  Results:
+# $OUT/cluster_*.json|log|wall, $OUT/cluster_summary.json, $OUT/cluster_timeline.json.
+#
+# GRADE_CPU=1 runs the same on a machine without a GPU, in CPU mode (six
+# tiny_transpose submissions, two CPU workers): a check of this script, not a
+# measurement of speed.
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -33,22 +44,34 @@ PORT=${DASK_PORT:-8786}
 export JUDGE_CACHE_DIR="$WORK/judge-cache" JUDGE_DATA_DIR="$WORK/judge-data"
 export DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1  # as --cluster local: one retry when a worker dies
 export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}  # the Dask wheels (setup installs them there)
+CPU=${GRADE_CPU:-0}
+if [ "$CPU" = 1 ]; then
+  MODE=(--interpret); SERIAL=(--interpret); LOCAL=(--jobs 2); WORKER_GPUS="cpu0 cpu1"
+  export JUDGE_CHALLENGES_PATH=$PWD/tests/specs
+else
+  MODE=(); SERIAL=(--gpus 0); LOCAL=(); WORKER_GPUS="0 1"
+fi
 
 setup() {
-  if [ ! -d /tmp/site/distributed ]; then  # once per machine
+  if ! python3 -c "import distributed" 2>/dev/null; then  # once per machine
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
       2>&1 | grep -v WARNING | tail -3
   fi
   python3 -c "import dask, distributed, torch; print('dask', dask.__version__, '· distributed', distributed.__version__, '· torch', torch.__version__, '· GPUs', torch.cuda.device_count())" || exit 3
-  python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
-  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
-  python3 - "$WORK/grading.yaml" <<'PY'
+  if [ "$CPU" != 1 ]; then
+    python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
+    nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
+  fi
+  python3 - "$WORK/grading.yaml" "$CPU" <<'PY'
 # The manifest: one submission (who) per solution file, absolute paths, the long matmuls first.
 import sys
 from pathlib import Path
 
 root = Path.cwd()
-files = [
+files = [("tiny_transpose", ["tests/solutions/transpose_ok.py", "tests/solutions/transpose_wrong_value.py",
+                             "tests/solutions/transpose_crash.py", "tests/solutions/transpose_autotuned.py",
+                             "tests/solutions/transpose_wrong_edge.py", "solutions/transpose/tiled.py"])] \
+    if sys.argv[2] == "1" else [
     ("matmul", ["solutions/matmul/grouped_autotuned.py", "solutions/matmul/tiled.py",
                 "tests/solutions/matmul_torch.py", "tests/solutions/matmul_zeros.py"]),
     ("transpose", ["solutions/transpose/naive_1d.py", "solutions/transpose/naive_2d.py",
@@ -66,24 +89,26 @@ for challenge, paths in files:
 Path(sys.argv[1]).write_text("\n".join(lines) + "\n")
 print(f"manifest: {sum(len(p) for _, p in files)} submissions -> {sys.argv[1]}")
 PY
-  if [ ! -s "$JUDGE_CACHE_DIR/peaks.json" ]; then  # measure the peaks outside the timed runs
+  if [ "$CPU" != 1 ] && [ ! -s "$JUDGE_CACHE_DIR/peaks.json" ]; then  # measure the peaks outside the timed runs
     judge run copy solutions/copy/tuned.py --seed 1 --bench-budget 0.2 --no-history > /dev/null
   fi
 }
 
-grade() {  # grade NAME OPTIONS...: one timed judge grade of the manifest
+grade() {  # grade NAME OPTIONS...: one timed judge grade of the manifest, each output line timestamped
   local name=$1; shift
   rm -rf "$WORK/triton-$name"
+  rm -f "$JUDGE_CACHE_DIR/baselines.json"  # each run times the torch baselines, as a fresh host would
   local start end status
   start=$(date +%s.%N)
   # shellcheck disable=SC2086  # GRADE_ARGS is a list of options
   TRITON_CACHE_DIR="$WORK/triton-$name" timeout -k 30 "$LIMIT" judge grade --manifest "$WORK/grading.yaml" "$@" \
-    --seed 1 $ARGS --json "$WORK/cluster_$name.json" > "$WORK/cluster_$name.log" 2>&1
-  status=$?
+    --seed 1 $ARGS --json "$WORK/cluster_$name.json" 2>&1 \
+    | python3 -u scripts/grade_timeline.py stamp "$start" > "$WORK/cluster_$name.log"
+  status=${PIPESTATUS[0]}
   end=$(date +%s.%N)
   python3 -c "import sys; print(f'{sys.argv[1]}: exit {sys.argv[2]}, wall {float(sys.argv[4]) - float(sys.argv[3]):.1f} s')" \
     "$name ($*)" "$status" "$start" "$end" | tee "$WORK/cluster_$name.wall"
-  tail -6 "$WORK/cluster_$name.log"
+  tail -1 "$WORK/cluster_$name.log"
 }
 
 start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the workers get their own Triton cache
@@ -91,18 +116,25 @@ start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the wo
   python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$PORT" --no-dashboard \
     > "$WORK/dask_scheduler.log" 2>&1 &
   echo $! > "$WORK/dask_scheduler.pid"
-  for gpu in 0 1; do
-    CUDA_VISIBLE_DEVICES=$gpu TRITON_CACHE_DIR="$WORK/triton-scheduler" python3 -m distributed.cli.dask_worker \
-      "tcp://127.0.0.1:$PORT" --nthreads 1 --resources GPU=1 --name "gpu$gpu" --no-dashboard \
+  local gpu pinned options
+  for gpu in $WORKER_GPUS; do
+    if [ "$CPU" = 1 ]; then
+      pinned=(); options=(--name "$gpu")
+    else
+      pinned=(CUDA_VISIBLE_DEVICES="$gpu"); options=(--resources GPU=1 --name "gpu$gpu")
+    fi
+    env "${pinned[@]}" TRITON_CACHE_DIR="$WORK/triton-scheduler" python3 -m distributed.cli.dask_worker \
+      "tcp://127.0.0.1:$PORT" --nthreads 1 "${options[@]}" --preload judge.grading.preload --no-dashboard \
       > "$WORK/dask_worker_$gpu.log" 2>&1 &
     echo $! > "$WORK/dask_worker_$gpu.pid"
   done
   python3 -c "
 from distributed import Client
 with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
-    client.wait_for_workers(2, timeout=120)
+    client.wait_for_workers(2, timeout=180)
     print('dask workers up:', sorted(w['name'] for w in client.scheduler_info()['workers'].values()))
 " || { stop_dask; exit 3; }
+  grep -h "judge preload" "$WORK"/dask_worker_*.log | sed 's/^.* - INFO - /  /'
 }
 
 stop_dask() {  # only the processes started above, by their ids
@@ -146,28 +178,31 @@ if "serial" in runs:
 by = {n: {(r["submission"], r["challenge"]): r for r in runs[n]["results"]} for n in names}
 print(f"{'submission':36} {'verdict':20} " + " ".join(f"{n + ' s':>11}" for n in names) + "  where (cluster runs)")
 for key, r in by[names[0]].items():
-    where = " ".join(f"{by[n][key].get('worker') or '-'}/GPU{by[n][key].get('gpu')}" for n in names[1:])
+    where = " ".join(f"{by[n][key].get('worker') or '-'}/GPU{'-' if by[n][key].get('gpu') is None else by[n][key]['gpu']}"
+                     for n in names[1:])
     print(f"{key[0]:36} {r['verdict']:20} " + " ".join(f"{by[n][key].get('wall_s', 0):11.1f}" for n in names)
           + f"  {where}")
 summary_path.write_text(json.dumps(summary, indent=2) + "\n")
 print("summary:", json.dumps(summary))
 PY
+  echo "where the time went (scripts/grade_timeline.py; times in s from each run's start):"
+  python3 scripts/grade_timeline.py report "$WORK" "$OUT/cluster_timeline.json" serial local scheduler
 }
 
 copy_out() { cp "$WORK"/cluster_* "$WORK"/dask_*.log "$WORK/grading.yaml" "$OUT"/ 2>/dev/null; }
 
 run_cluster() {
-  grade local --cluster local
+  grade local --cluster local "${MODE[@]}" "${LOCAL[@]}"
   start_dask
-  grade scheduler --cluster "tcp://127.0.0.1:$PORT"
+  grade scheduler --cluster "tcp://127.0.0.1:$PORT" "${MODE[@]}"
   stop_dask
 }
 
 case "${1:-all}" in
-  serial) setup; grade serial --gpus 0 ;;
+  serial) setup; grade serial "${SERIAL[@]}" ;;
   cluster) setup; run_cluster; compare ;;
   compare) compare ;;
-  all) setup; grade serial --gpus 0; run_cluster; compare ;;
+  all) setup; grade serial "${SERIAL[@]}"; run_cluster; compare ;;
   *) echo "usage: $0 [all|serial|cluster|compare]" >&2; exit 2 ;;
 esac
 copy_out

@@ -179,6 +179,32 @@ def test_only_as_many_tasks_as_the_cluster_has_slots_are_submitted(threads_clust
     assert len(HELD_BY_THE_WORKER) == 8 and max(HELD_BY_THE_WORKER) <= 2
 
 
+STARTED_AT = {}  # index -> when its task began (a cluster of threads: this process's clock and dict)
+
+
+def _task_of_known_length(job, settings, cancel_name):
+    STARTED_AT[job.index] = time.monotonic()
+    time.sleep({0: 0.05, 1: 1.5}.get(job.index, 0.0))
+    return {"index": job.index}
+
+
+def test_a_freed_slot_takes_its_next_task_before_the_outputs_are_written(threads_cluster, tmp_path, monkeypatch):
+    """Writing the outputs (every record so far, three formats) takes long in a large
+    grade: the task that frees a slot is replaced first, so its GPU does not wait for that."""
+    monkeypatch.setattr(cluster, "grade_task", _task_of_known_length)
+    written = {}
+
+    def done(index, record):
+        if index == 0:
+            time.sleep(0.6)
+        written[index] = time.monotonic()
+
+    cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(3)],
+                             GradeSettings(SEED, interpret=True), done)
+    assert sorted(written) == [0, 1, 2]
+    assert STARTED_AT[2] < written[0] - 0.4  # task 2 ran in the slot of task 0 while its record was written
+
+
 @pytest.mark.slow
 def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
     """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume
@@ -238,11 +264,76 @@ def test_judge_worker_serves_a_scheduler_until_sigterm():
         assert not client.scheduler_info()["workers"]
 
 
+@pytest.mark.slow
+def test_local_workers_join_warmed_up_and_end_without_the_interpreters_teardown(tmp_path):
+    """A --cluster local worker (CPU mode) has torch and the judging modules imported
+    before its first task, and after a graceful close its process skips the interpreter's
+    teardown: an object kept until then is never finalised, and the close is quick."""
+    marker = tmp_path / "finalised"
+
+    def facts(dask_worker):
+        return {name: name in sys.modules for name in ("torch", "judge.judging.dispatch")}, \
+            dask_worker.judge_warm_up_s
+
+    def keep_until_teardown(path):
+        import os
+        import sys
+
+        class Marker:
+            def __del__(self, _open=os.open, _close=os.close, flags=os.O_CREAT | os.O_WRONLY):
+                _close(_open(path, flags))
+
+        sys.modules["judge_test_marker"] = Marker()  # dropped, and finalised, only by the teardown
+
+    local = cluster._start_local(None, 1)
+    try:
+        with distributed.Client(local) as client:
+            client.wait_for_workers(1, timeout=120)
+            [(modules, warmed)] = client.run(facts).values()
+            client.run(keep_until_teardown, str(marker))
+    finally:
+        started = time.monotonic()
+        local.close()
+        closed_s = time.monotonic() - started
+    assert modules == {"torch": True, "judge.judging.dispatch": True}
+    assert warmed["imports"] > 0 and "cuda" not in warmed  # a CPU worker warms no GPU
+    assert not marker.exists() and closed_s < 5
+
+
+def test_the_cuda_warm_up_runs_the_judges_first_steps_on_any_device(monkeypatch):
+    """warm_cuda's steps on the CPU (its two CUDA-only calls stubbed): a broken step would
+    only be logged on a GPU worker, which would then join cold, and no test there would fail."""
+    import torch
+
+    from judge.grading import preload
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    preload.warm_cuda("cpu")
+    assert set(preload.warm(gpu=False)) == {"imports"}
+
+
+@pytest.mark.gpu
+def test_a_gpu_worker_joins_with_cuda_warmed_up():
+    import torch
+
+    local = cluster._start_local([0], 0)
+    try:
+        with distributed.Client(local) as client:
+            client.wait_for_workers(1, timeout=120)
+            [(ready, warmed)] = client.run(
+                lambda dask_worker: (torch.cuda.is_initialized(), dask_worker.judge_warm_up_s)).values()
+    finally:
+        local.close()
+    assert ready and warmed["cuda"] > 0
+
+
 # -- pure parts ------------------------------------------------------------------------
 
 def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():
     gpus = cluster.worker_specs([0, 3], 2)
     assert list(gpus) == ["gpu0", "gpu3"]
+    assert all(spec["preload"] == ["judge.grading.preload"] for spec in gpus.values())
     assert gpus["gpu3"]["env"]["CUDA_VISIBLE_DEVICES"] == "3" and gpus["gpu3"]["resources"] == {"GPU": 1}
     assert all(spec["nthreads"] == 1 for spec in gpus.values())
     cpus = cluster.worker_specs(None, 3)
@@ -258,6 +349,28 @@ def test_a_worker_that_cannot_read_the_submission_says_why(tmp_path):
     assert cluster._worker_problem(cluster.make_jobs([0], [job.entry], {}, ["k"])[0], settings) == ""
     assert "runs judge" in cluster._worker_problem(cluster.Job(0, job.entry, None, "k", job.path, "d", "0.0.0"),
                                                    settings)
+
+
+def test_a_task_result_unpickles_without_importing_torch(tmp_path, monkeypatch):
+    """A run's record holds torch.__version__, a str subclass: unpickled as such, the first
+    result made the grading process import torch, seconds during which the GPU that had
+    finished waited for its next task (the 3.5 s gap of the first hand-started-scheduler
+    measurement).  What grade_task returns holds builtin types only."""
+    import pickle
+
+    import torch
+
+    job = _job(0, tmp_path)
+    job = cluster.make_jobs([0], [job.entry], {}, ["k"])[0]
+    run = {"verdict": "accepted", "environment": {"torch": torch.__version__},
+           "tests": [{"params": {"rows": 1}, "smallest_failing": (1, 1)}]}
+    monkeypatch.setattr(cluster, "judge_entry", lambda *args, **kwargs: dict(run))
+    record = cluster.grade_task(job, GradeSettings(SEED, interpret=True), "judge-cancel-none")
+    load = "import pickle, sys; r = pickle.loads(sys.stdin.buffer.read()); print('torch' in sys.modules, r)"
+    done = subprocess.run([sys.executable, "-c", load], input=pickle.dumps(record), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().startswith("False ")
+    assert record["environment"]["torch"] == torch.__version__ and record["tests"][0]["smallest_failing"] == (1, 1)
 
 
 def test_cluster_usage_errors_exit_2(tmp_path):

@@ -32,10 +32,12 @@ from judge.grading.records import GradeSettings, problem_record
 from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
-__all__ = ["GPU_RESOURCE", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs", "grade_task",
-           "ClusterCancel", "worker_died_record", "internal_record", "connect", "grade_on_cluster", "serve_workers"]
+__all__ = ["GPU_RESOURCE", "PRELOAD", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs",
+           "grade_task", "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect",
+           "grade_on_cluster", "serve_workers"]
 
 GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
+PRELOAD = "judge.grading.preload"  # the workers' warm-up (preload.py): Dask takes a preload by module name
 LOCAL = "local"  # --cluster local: a cluster started here
 CANCEL_POLL_S = 1.0  # how often a running task asks the scheduler whether the grade was interrupted
 ALLOWED_FAILURES = 1  # a task whose worker dies is tried once more, then recorded as such
@@ -92,10 +94,11 @@ def worker_specs(gpus: list[int] | None, jobs: int, host: str | None = "127.0.0.
                  silence_logs: int | None = 30) -> dict[str, dict]:
     """Worker name -> Nanny options: one single-threaded worker per GPU, pinned to it
     with CUDA_VISIBLE_DEVICES and offering ``GPU=1``, or (CPU mode, ``gpus`` None)
-    ``jobs`` single-threaded workers.  The defaults are ``--cluster local``'s: on
-    the loopback, logging warnings only (30: the workers' start/stop lines would
-    drown the grade's); ``judge worker`` listens on the host's address and logs more."""
-    common = {"nthreads": 1, "host": host, "silence_logs": silence_logs,
+    ``jobs`` single-threaded workers, each warmed up before it joins (PRELOAD).
+    The defaults are ``--cluster local``'s: on the loopback, logging warnings only
+    (30: the workers' start/stop lines would drown the grade's); ``judge worker``
+    listens on the host's address and logs more."""
+    common = {"nthreads": 1, "host": host, "silence_logs": silence_logs, "preload": [PRELOAD],
               "memory_limit": 0}  # the judge bounds the memory of each submission's process itself
     if gpus is None:
         return {f"{prefix}cpu{i}": {**common, "name": f"{prefix}cpu{i}"} for i in range(jobs)}
@@ -171,7 +174,24 @@ def grade_task(job: Job, settings: GradeSettings, cancel_name: str) -> dict | No
         return None
     record.update(file=job.entry.path, solution=job.entry.path, worker=_worker_name(),
                   gpu=None if settings.interpret else _pinned_gpu())
-    return record
+    return plain(record)
+
+
+def plain(value):
+    """``value`` (a record) with builtin types only.  A record holds ``torch.__version__``,
+    a str subclass (``TorchVersion``): unpickled as such, the first result imported torch
+    in the grading process, which needs none with a scheduler's address (seconds, while
+    the GPU that finished that task waited for its next one)."""
+    if type(value) in (str, int, float, bool, type(None)):
+        return value
+    if type(value) is dict:
+        return {plain(k): plain(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(plain(v) for v in value)
+    for base in (str, int, float):
+        if isinstance(value, base):
+            return base(value)
+    return value
 
 
 def _worker_problem(job: Job, settings: GradeSettings) -> str:
@@ -275,7 +295,7 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
         while waiting or futures:
             top_up()
             for future in _finished(futures, POLL_S):
-                _take(future, futures, settings, done)
+                _take(future, futures, settings, done, refill=top_up)
     except BaseException:
         cancel.set()
         _drain(client, futures, settings, done, drain_s)
@@ -300,12 +320,16 @@ def _finished(futures: dict, timeout: float) -> list:
         return []
 
 
-def _take(future, futures: dict, settings: GradeSettings, done) -> None:
+def _take(future, futures: dict, settings: GradeSettings, done, refill: Callable[[], None] | None = None) -> None:
     """Pass a finished future's record to ``done`` and release it at once: a result
-    left in a worker's memory would be computed again (graded twice) if that worker died."""
+    left in a worker's memory would be computed again (graded twice) if that worker died.
+    ``refill`` submits the next task first, so that the freed GPU does not wait while
+    ``done`` writes the outputs (all the records so far, in three formats)."""
     job = futures.pop(future)
     record = _outcome(future, job, settings)
     future.release()
+    if refill is not None:
+        refill()
     if record is not None:
         done(job.index, record)
 

@@ -8,6 +8,7 @@ way in a worker of its own, and add rates and % of peak.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.timing.audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits, unheld_guard_note
 from judge.timing.seeds import case_seed as derive_case_seed, timed_seed
-from judge.timing.peaks import baseline_key, cached_baseline, get_peaks, store_baseline
+from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
 from judge.timing.speed import speed_of_light, speedup_text
 from judge.timing.stats import Stats
 
@@ -215,8 +216,32 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
             _add_torch(entry, dict(cached, cached=True))
         else:
             missing.append((entry, case, key))
-    if missing:
-        _measure_baselines(runner, missing)
+    if not missing:
+        return
+    with cache_lock(_baseline_lock(spec)):  # one process of this host times a challenge's baseline at a time
+        missing = _still_missing(missing, runner.options.remeasure_peaks)
+        if missing:
+            _measure_baselines(runner, missing)
+
+
+def _baseline_lock(spec) -> str:
+    return "baseline-" + hashlib.sha256(spec.name.encode()).hexdigest()[:16]
+
+
+def _still_missing(missing: list, remeasure: bool) -> list:
+    """The (entry, case, key) that are still not cached, the others filled from the cache:
+    another process of this host (a Dask worker grading the same challenge on the next
+    GPU) may have timed them while this one was judging, or while it waited for the lock."""
+    if remeasure:
+        return missing
+    left = []
+    for entry, case, key in missing:
+        cached = cached_baseline(key)
+        if cached:
+            _add_torch(entry, dict(cached, cached=True))
+        else:
+            left.append((entry, case, key))
+    return left
 
 
 def case_cost(spec, case) -> tuple[float, float]:

@@ -29,11 +29,13 @@ import os
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Iterator
 
 __all__ = ["cache_dir", "peak_key", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
-           "store_baseline", "read_cache", "write_cache"]
+           "store_baseline", "read_cache", "write_cache", "cache_lock"]
 
 
 def cache_dir() -> Path:
@@ -117,6 +119,32 @@ PEAKS_METHOD = 3
 _LOCK = threading.RLock()
 
 
+@contextmanager
+def cache_lock(name: str) -> Iterator[None]:
+    """Hold ``<cache dir>/<name>.lock`` exclusively (``flock``), against every process
+    of this host that shares the cache: the Dask workers of a ``--cluster`` grade
+    measure and write at the same moments, and a cache rewritten by two processes
+    at once loses one's entries.  Where the lock cannot be had (no ``fcntl``, a
+    read-only cache) this waits for nothing: at worst a measurement is repeated."""
+    try:
+        import fcntl
+
+        path = cache_dir() / f"{name}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a")  # noqa: SIM115 - closed below, which releases the lock
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            pass  # a filesystem without locks: as without fcntl
+        yield
+    finally:
+        handle.close()
+
+
 def read_cache(path: Path) -> dict:
     """A JSON cache file's contents; {} when it is missing or unreadable."""
     try:
@@ -151,17 +179,19 @@ def cached_baseline(key: str) -> dict | None:
 
 def store_baseline(key: str, summary: dict) -> None:
     path = cache_dir() / "baselines.json"
-    with _LOCK:
+    with _LOCK, cache_lock("baselines"):
         data = read_cache(path)
         data[key] = summary
         write_cache(path, data)
 
 
 def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
-    """Cached peaks for this device, measuring them when missing or asked to."""
+    """Cached peaks for this device, measuring them when missing or asked to.  Another
+    process measuring them (a GPU of the same model: the same key) is waited for, and
+    its peaks are used: measuring again would take as long, and give other numbers."""
     path = cache_dir() / "peaks.json"
     key = peak_key(environment)
-    with _LOCK:
+    with _LOCK, cache_lock("peaks"):
         cached = read_cache(path)
         if cached.get(key, {}).get("method") == PEAKS_METHOD and not remeasure:
             return dict(cached[key], cached=True)
