@@ -34,7 +34,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Iterator
 
-__all__ = ["cache_dir", "peak_key", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
+__all__ = ["cache_dir", "peak_key", "cached_peaks", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
            "store_baseline", "read_cache", "write_cache", "cache_lock"]
 
 
@@ -183,6 +183,12 @@ def store_baseline(key: str, summary: dict) -> None:
         data = read_cache(path)
         data[key] = summary
         write_cache(path, data)
+
+
+def cached_peaks(environment: dict) -> dict | None:
+    """This device's peaks if the cache holds them (measured by the current method), else None."""
+    entry = read_cache(cache_dir() / "peaks.json").get(peak_key(environment))
+    return dict(entry, cached=True) if entry and entry.get("method") == PEAKS_METHOD else None
 
 
 def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
