@@ -376,7 +376,9 @@ def _become_worker(server: Server, request: dict, fds: list[int]) -> None:
     os.environ.update(request["env"])
     sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
-    sys.path[0] = request["cwd"]  # as `python -m` puts the working folder first
+    # as for `python -m judge.worker` with the judge's folder on PYTHONPATH (client.py), and
+    # the judge still importable where it is not installed (the server's first entry was it)
+    sys.path[0:1] = [request["cwd"], compat.PACKAGE_ROOT]
     _standard_streams(terminal=False)
     argv = [str(fd) for fd in protocol_fds]
     sys.argv = [str(Path(compat.PACKAGE_ROOT, "judge", "worker", "__main__.py")), *argv]
