@@ -83,6 +83,15 @@ def test_a_forked_worker_answers_as_popen_does():
     assert lost.wait(timeout=5) == -signal.SIGKILL
 
 
+def test_with_no_server_the_client_costs_a_stat_and_imports_nothing_heavy(tmp_path):
+    code = ("import sys; from judge.server.client import run_served; "
+            "print(run_served(['run', 'transpose', 'x.py']), sorted(m for m in ('torch', 'triton', 'click') "
+            "if m in sys.modules))")
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.split() == ["None", "[]"], done.stderr
+
+
 # -- end to end, CPU mode ----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):

@@ -44,7 +44,7 @@ def test_commands_between_judgements_import_neither_torch_nor_triton(tmp_path, m
     assert CliRunner().invoke(main, ["show", "transpose"]).exit_code == 0  # computes the example once
     commands = [["--help"], ["list"], ["show", "transpose"], ["init", "transpose", str(tmp_path / "s.py")],
                 ["new", "my_op", "--dir", str(tmp_path)], ["validate", "--help"], ["history"],
-                ["run", "--help"]]
+                ["run", "--help"], ["server", "--help"], ["server", "status"]]
     done = subprocess.run([sys.executable, "-c", _CHECK, json.dumps(commands)], capture_output=True,
                           text=True, env=_environment(tmp_path), cwd=tmp_path, timeout=60)
     heavy = json.loads(done.stderr.strip().splitlines()[-1])
