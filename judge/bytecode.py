@@ -8,7 +8,9 @@ none): then every process compiles them all again.  On the H100 machine we test
 on, that was 2.2–2.9 s of each judge process and each worker (docs/benchmarks.md).
 
 In that case the judge keeps the bytecode under ``<cache dir>/pycache``
-(``sys.pycache_prefix``), outside the source tree, and its workers do the same.
+(``sys.pycache_prefix``), outside the source tree, and its workers do the same;
+only if that folder is the user's own and no one else may write in it (Python
+trusts a ``.pyc`` there on the source's size and time stamp alone).
 ``JUDGE_BYTECODE_CACHE=0`` leaves Python's setting alone.  The solution file
 itself is never read from bytecode (judge/worker/loader.py).
 """
@@ -33,7 +35,12 @@ def keep_bytecode(cache: Path | None = None) -> bool:
         from judge.timing.peaks import cache_dir
 
         cache = cache_dir()
-    sys.pycache_prefix = str(Path(cache) / "pycache")
+    from judge.server.compat import private_folder
+
+    folder = Path(cache) / "pycache"
+    if not private_folder(folder):  # bytecode there is trusted: no one else may be able to plant it
+        return False
+    sys.pycache_prefix = str(folder)
     sys.dont_write_bytecode = False
     return True
 

@@ -18,6 +18,12 @@ def main() -> None:
     if code is not None:
         sys.stdout.flush()
         sys.stderr.flush()
+        if code < 0:  # the command was killed by a signal: so is this process, as its caller expects
+            import signal
+
+            signal.signal(-code, signal.SIG_DFL)
+            os.kill(os.getpid(), -code)
+            code = 128 - code
         os._exit(code)
     from judge.cli import entry
 

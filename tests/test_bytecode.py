@@ -72,9 +72,11 @@ _SOLUTION = textwrap.dedent("""
 
 
 @pytest.mark.slow
-def test_an_edit_in_the_same_second_at_the_same_size_is_judged(tmp_path):
+def test_an_edit_in_the_same_second_at_the_same_size_is_judged(tmp_path, python_flags):
     """A .pyc is trusted when the source's size and whole-second mtime match: the
     wrong version's bytecode must not stand in for the fixed file."""
+    python_flags.delenv("PYTHONPYCACHEPREFIX", raising=False)  # the stale .pyc goes where the worker looks
+    sys.pycache_prefix = None
     (tmp_path / "_offset_helper.py").write_text("OFFSET = 0.0\n")
     solution = tmp_path / "solution.py"
     solution.write_text(_SOLUTION.format(add="1.0"))  # wrong: adds 1
@@ -88,3 +90,15 @@ def test_an_edit_in_the_same_second_at_the_same_size_is_judged(tmp_path):
     # and the helper it imports left no bytecode beside it
     assert sorted(p.name for p in (tmp_path / "__pycache__").iterdir()) == [
         f"solution.{sys.implementation.cache_tag}.pyc"]
+
+
+def test_the_warm_kernel_finds_what_it_uses_in_this_triton():
+    """The worker's warm-up swallows its errors (session.warm_up): a Triton that moved what it
+    uses would silently turn it off, so the names are checked here."""
+    import triton
+    from triton.runtime.cache import triton_key
+
+    from judge.worker import warm_kernel
+
+    assert isinstance(triton.knobs.cache.dir, str) and len(triton_key()) > 16
+    assert warm_kernel._triton_cache_in_use() in (True, False)

@@ -58,3 +58,15 @@ def test_cached_peaks_no_benchmark_or_cpu_mode_measure_nothing_first(monkeypatch
     runner = _runner(order, remeasure_peaks=True)
     runner.start_worker()
     assert order[-2:] == ["peaks", "init sent"]
+
+
+def test_a_failed_early_measurement_is_left_for_the_benchmarks(monkeypatch, tmp_path):
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
+    order = []
+
+    def out_of_memory(device):
+        raise RuntimeError("CUDA out of memory")
+
+    monkeypatch.setattr(peaks_module, "measure_peaks", out_of_memory)
+    runner = _runner(order)
+    assert runner.start_worker() and order == ["init sent"] and runner.peaks is None

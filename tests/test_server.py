@@ -48,11 +48,14 @@ def test_the_environment_the_imports_read_must_match():
     assert compat.environment_mismatch(server, dict(same, PYTHONPATH="/judge:/a:/judge"), ("/judge",)) is None
 
 
-def test_a_request_from_changed_code_is_refused_and_stops_the_server(tmp_path):
+def test_a_request_from_changed_code_is_refused_and_retires_the_server(tmp_path):
     server = Server(tmp_path / "s.sock", 60)
     assert server._mismatch({"fingerprint": server.fingerprint, "env": dict(os.environ)}) is None
+    other = dict(os.environ, OMP_NUM_THREADS="1" if os.environ.get("OMP_NUM_THREADS") != "1" else "2")
+    assert "OMP_NUM_THREADS" in server._mismatch({"fingerprint": "old", "env": other})
+    assert not server.retiring  # another environment is refused; it says nothing of the server's code
     assert "changed" in server._mismatch({"fingerprint": "old", "env": dict(os.environ)})
-    assert server.stopping
+    assert server.retiring and not server.stopping  # running commands finish; new ones run without it
 
 
 def test_messages_carry_descriptors():
@@ -114,6 +117,12 @@ def _log(env) -> str:
     return "".join(p.read_text() for p in Path(env["JUDGE_CACHE_DIR"], "server").glob("*.log"))
 
 
+def _socket(env) -> Path:
+    code = "from judge.server.compat import socket_path; print(socket_path())"
+    return Path(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                               timeout=60).stdout.strip())
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -173,6 +182,44 @@ def test_a_request_the_server_cannot_serve_runs_here(served):
                    "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))
     assert "judge server: not used (PYTHONPATH differs" in moved.stderr
     assert moved.returncode == 2 and "no_such_challenge" in moved.stderr  # and then judged here, as always
+
+
+@pytest.mark.slow
+def test_two_starts_one_secret_and_a_retiring_server(tmp_path):
+    """Two `judge server start` at once leave one server; the grading secret in the
+    environments of the start and of the client reaches no worker; a server whose code
+    changed refuses new commands but lets a running one finish."""
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_DATA_DIR=str(tmp_path / "data"),
+               JUDGE_SECRET_SEED="TOPSECRET-4711")
+    env.pop("JUDGE_SERVER", None)
+    starts = [subprocess.Popen([sys.executable, "-m", "judge", "server", "start"], env=env, cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=180)[0] for p in starts]
+    assert sorted("already running" in o for o in outputs) == [False, True], outputs
+    try:
+        probe = _judge(env, "run", TINY, str(SOLUTIONS / "server_secret_probe.py"), "--interpret", "--json")
+        assert probe.returncode == 0 and "not used" not in probe.stderr, probe.stdout[-600:] + probe.stderr
+        hang = subprocess.Popen([sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_hang.py"),
+                                 "--interpret", "--timeout", "120"], env=env, cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert _wait_for(lambda: "transpose_hang.py" in _log(env) and "worker pid" in _log(env).split(
+            "transpose_hang.py")[-1], 60)
+        # A client whose judge code changed (its fingerprint differs), said on the wire: touching the
+        # checkout's files would retire every other test's server too.
+        stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stale.connect(str(_socket(env)))
+        wire.send(stale, {"op": "command", "argv": ["run", "x", "y.py"], "cwd": str(ROOT), "env": env,
+                          "fingerprint": "stale"}, [0, 1, 2])
+        reply, _ = wire.receive(stale)
+        stale.close()
+        assert "retiring" in reply["refused"]
+        assert _wait_for(lambda: _judge(env, "server", "status").returncode == 1, 10)  # no new commands
+        time.sleep(1.0)
+        assert hang.poll() is None  # still judging: a retiring server interrupts nothing
+        hang.send_signal(signal.SIGINT)
+        hang.wait(timeout=30)
+    finally:
+        _judge(env, "server", "stop")
 
 
 @pytest.mark.slow

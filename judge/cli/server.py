@@ -34,28 +34,49 @@ def start_command(idle_timeout: float) -> None:
     """Start this checkout's judge server in the background (once; it says so if it runs)."""
     from judge.server import client, compat
 
-    status = client.ask("status")
-    if status is not None and status.get("fingerprint_ok"):
-        click.echo(f"the judge server is already running (pid {status['pid']})")
-        return
-    if status is not None:  # out of date: the judge or its torch changed
-        client.ask("stop")
-        _wait_until_gone(compat.socket_path(), 15.0)
     path = compat.socket_path()
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    log_path = path.with_suffix(".log")
-    pid = _spawn(path, log_path, idle_timeout * 60.0)
+    if not compat.private_folder(path.parent):
+        raise UserError(f"{path.parent} is not a folder of yours that only you may write in; a judge server's "
+                        "socket cannot live there (set JUDGE_CACHE_DIR to one)")
+    with _start_lock(path):  # two starts at once: the second finds the first's server
+        status = client.ask("status")
+        if status is not None and status.get("fingerprint_ok"):
+            click.echo(f"the judge server is already running (pid {status['pid']})")
+            return
+        if status is not None:  # out of date: the judge or its torch changed
+            client.ask("stop")
+            _wait_until_gone(path, 15.0)
+        log_path = compat.log_path()
+        compat.private_folder(log_path.parent)
+        pid = _spawn(path, log_path, idle_timeout * 60.0)
     click.echo(f"judge server started (pid {pid}): 'judge run', 'rank' and 'watch' now use it.\n"
                f"It stops after {idle_timeout:g} min without a command, or with 'judge server stop'. "
                f"Log: {log_path}")
 
 
+def _start_lock(path):
+    """An exclusive lock beside the socket, held while a server is started."""
+    import contextlib
+    import fcntl
+
+    @contextlib.contextmanager
+    def held():
+        with open(path.with_suffix(".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+    return held()
+
+
 def _spawn(path, log_path, idle_s: float) -> int:
+    import os
+
     from judge.server import compat
 
+    env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}  # never in the server
     with open(log_path, "a") as log:
         process = subprocess.Popen([sys.executable, "-m", "judge.server.daemon", str(path), str(idle_s)],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, env=env,
                                    cwd=compat.PACKAGE_ROOT, start_new_session=True, text=True)
     line = _first_line(process, START_TIMEOUT_S)
     if line != "ready":

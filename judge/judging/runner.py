@@ -237,8 +237,9 @@ class Runner:
 
     def measure_peaks_first(self) -> None:
         """On a GPU whose peaks are not cached (a fresh machine), measure them now, while the
-        early worker is still importing torch and has loaded nothing of the solution: the
-        GPU is idle then, and no code of the user's can run until the init message is sent.
+        early worker is still importing torch and has loaded nothing of the solution: no
+        code of the user's can run until the init message is sent, and the workers only
+        make their CUDA contexts meanwhile (a moment's GPU work against 2 s of measuring).
         Later they would be measured between the tests and the benchmarks (1.7 s on an H100)."""
         if self.interpret or not self.options.benchmark or self.worker.process is None:
             return
@@ -248,7 +249,11 @@ class Runner:
             return
         self.events.status("measuring the device's peaks (once per device)")
         started = time.perf_counter()
-        self.peaks = get_peaks(self.device, self.result.environment, self.options.remeasure_peaks)
+        try:
+            self.peaks = get_peaks(self.device, self.result.environment, self.options.remeasure_peaks)
+        except Exception:  # noqa: BLE001 - e.g. out of memory: measured (or reported) at the benchmarks, as before
+            self.peaks = None
+            return
         self.result.phases_s["peaks"] = time.perf_counter() - started
 
     def take_early_worker(self) -> Worker | None:

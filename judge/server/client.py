@@ -21,33 +21,40 @@ SERVER_ENV = "JUDGE_SERVER"
 
 
 def run_served(argv: list[str]) -> int | None:
-    """Run ``judge ARGV`` in the server; its exit status, or None to run it here."""
+    """Run ``judge ARGV`` in the server; its exit status (negative: killed by that signal, as
+    Popen says), or None to run it here."""
     if os.environ.get(SERVER_ENV) == "0" or compat.served_command(argv) is None:
         return None
     path = compat.socket_path()
-    if not path.exists():
+    if not path.exists() or not compat.private_folder(path.parent):
         return None
     conn = _connect(path)
     if conn is None:
         return None
-    umask = os.umask(0)
-    os.umask(umask)
-    request = {"op": "command", "argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ),
-               "umask": umask, "fingerprint": compat.fingerprint()}
+    forwarded = _forward_signals(conn)  # before the request: a Ctrl-C from now on reaches the command
     try:
-        wire.send(conn, request, [0, 1, 2])
+        wire.send(conn, _request(argv), [0, 1, 2])
         reply, _ = wire.receive(conn)
     except (OSError, wire.Closed, ValueError):
-        conn.close()
-        return None
+        reply = {"refused": "the server did not answer"}
     if "refused" in reply:
+        _restore(forwarded)
         print(f"judge server: not used ({reply['refused']}); judging in this process", file=sys.stderr)
         conn.close()
+        if forwarded.pending:  # Ctrl-C while it was refusing: as it would have been here
+            raise KeyboardInterrupt
         return None
     return _wait_for_exit(conn)
 
 
+def _request(argv: list[str]) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}
+    return {"op": "command", "argv": list(argv), "cwd": os.getcwd(), "env": env, **compat.process_context(),
+            "fingerprint": compat.fingerprint()}
+
+
 def _connect(path) -> socket.socket | None:
+    """A connection to the server at ``path``, if one answers and runs as this user."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(10)
     try:
@@ -55,29 +62,61 @@ def _connect(path) -> socket.socket | None:
     except OSError:  # a socket left by a server that is gone
         conn.close()
         return None
+    if not _peer_is_us(conn):
+        conn.close()
+        return None
     return conn
 
 
-def _wait_for_exit(conn: socket.socket) -> int:
-    """Forward this process's signals (Ctrl-C) to the command until it ends; its status."""
+def _peer_is_us(conn: socket.socket) -> bool:
+    import struct
+
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):  # pragma: no cover - not Linux: the folder's ownership stands alone
+        return True
+    return struct.unpack("3i", creds)[1] == os.getuid()
+
+
+class _Forwarded(dict):
+    pending = False
+
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def _forward_signals(conn: socket.socket) -> _Forwarded:
+    """Send this process's signals to the command; the previous handlers, to restore."""
+    previous = _Forwarded()
+
     def forward(signum, _frame):
+        previous.pending = True
         try:
             wire.send(conn, {"signal": signum})
         except OSError:
             pass
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, forward)
+    for signum in _SIGNALS:
+        previous[signum] = signal.signal(signum, forward)
+    return previous
+
+
+def _restore(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def _wait_for_exit(conn: socket.socket) -> int:
+    """Wait for the command to end (its signals forwarded meanwhile); its status as Popen gives it."""
     conn.settimeout(None)
     try:
         while True:
             message, fds = wire.receive(conn)
             for fd in fds:
                 os.close(fd)
-            if "exit" in message:
-                code = int(message["exit"])
-                return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as a shell says
-    except (OSError, wire.Closed, ValueError):
+            if isinstance(message, dict) and "exit" in message:
+                return int(message["exit"])
+    except (OSError, wire.Closed, ValueError, TypeError):
         print("Error: the judge server stopped answering during the command; its result is lost. "
               "Run it again (JUDGE_SERVER=0 judges without the server).", file=sys.stderr)
         return 3

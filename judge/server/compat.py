@@ -16,11 +16,13 @@ import sys
 from pathlib import Path
 
 __all__ = ["SERVED_COMMANDS", "served_command", "import_environment", "environment_mismatch",
-           "fingerprint", "socket_path", "PACKAGE_ROOT"]
+           "fingerprint", "socket_path", "log_path", "private_folder", "cgroup", "process_context", "PACKAGE_ROOT", "SECRET_NAMES"]
 
 SERVED_COMMANDS = ("run", "watch", "rank")  # not grade: its secret must never sit in a process workers fork from
 _GLOBAL_OPTIONS_WITH_VALUE = ("--challenges-dir",)
-_IMPORT_PREFIXES = ("PYTHON", "LD_", "TORCH", "PYTORCH")
+_IMPORT_PREFIXES = ("PYTHON", "LD_", "TORCH", "PYTORCH", "OMP_", "MKL_", "KMP_", "OPENBLAS_", "MALLOC_",
+                    "LANG", "LC_")
+SECRET_NAMES = ("JUDGE_SECRET_SEED",)  # never sent to a server nor kept by one (grading/records.py)
 _NOT_IMPORT_TIME = {"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH"}
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding judge/
 
@@ -40,9 +42,13 @@ def served_command(argv: list[str]) -> str | None:
     return None
 
 
-def import_environment(env: dict) -> dict:
-    """The variables that imports read, but PYTHONPATH (compared entry by entry)."""
-    return {k: v for k, v in env.items() if k.startswith(_IMPORT_PREFIXES) and k not in _NOT_IMPORT_TIME}
+def import_environment(env: dict, with_path: bool = False) -> dict:
+    """The variables that imports (or the interpreter's start) read; PYTHONPATH only ``with_path``
+    (environment_mismatch compares it entry by entry)."""
+    kept = {k: v for k, v in env.items() if k.startswith(_IMPORT_PREFIXES) and k not in _NOT_IMPORT_TIME}
+    if with_path and "PYTHONPATH" in env:
+        kept["PYTHONPATH"] = env["PYTHONPATH"]
+    return kept
 
 
 def _path_entries(env: dict, ignore: tuple[str, ...]) -> list[str]:
@@ -54,8 +60,9 @@ def environment_mismatch(server_env: dict, env: dict, ignore_paths: tuple[str, .
     """The first variable whose value would have changed the server's imports, or None.
     ``ignore_paths``: PYTHONPATH entries the server can import from anyway (the judge's own)."""
     ignore = tuple(os.path.normpath(p) for p in ignore_paths)
-    if _path_entries(server_env, ignore) != _path_entries(env, ignore):
-        return "PYTHONPATH"
+    entries = _path_entries(env, ignore)
+    if _path_entries(server_env, ignore) != entries or not all(os.path.isabs(p) for p in entries):
+        return "PYTHONPATH"  # a relative entry would resolve against another folder in the server
     ours, theirs = import_environment(server_env), import_environment(env)
     for key in sorted(set(ours) | set(theirs)):
         if ours.get(key) != theirs.get(key):
@@ -92,15 +99,59 @@ def _stamp(path: Path | None) -> str:
         return f"{path}:missing"
 
 
-def socket_path() -> Path:
-    """One socket per Python, judge checkout and cache dir: ``<cache dir>/server/<hash>.sock``,
-    or under the temporary folder when that path is too long for a Unix socket."""
+def log_path() -> Path:
+    """The server's log, ``<cache dir>/server/<hash>.log``: one per user, Python, judge checkout and cache dir."""
     from judge.timing.peaks import cache_dir
 
-    tag = hashlib.sha256(f"{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}".encode()).hexdigest()[:16]
-    path = cache_dir() / "server" / f"{tag}.sock"
+    tag = hashlib.sha256(f"{os.getuid()}|{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}".encode()).hexdigest()[:16]
+    return cache_dir() / "server" / f"{tag}.log"
+
+
+def socket_path() -> Path:
+    """Beside the log, ``<cache dir>/server/<hash>.sock``, or under the temporary folder when
+    that path is too long for a Unix socket."""
+    path = log_path().with_suffix(".sock")
     if len(str(path)) < 100:
         return path
+    tag = path.stem
     import tempfile
 
     return Path(tempfile.gettempdir()) / f"judge-{os.getuid()}" / f"{tag}.sock"
+
+
+def private_folder(path: Path) -> bool:
+    """Make ``path`` (mode 0700) if missing; whether it is ours and no one else may write in it.
+    A socket, or bytecode Python will trust, must not sit where another user can replace it."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def cgroup() -> str:
+    """This process's control group (Linux; '' elsewhere): a Slurm job's or a container's limits."""
+    try:
+        return Path("/proc/self/cgroup").read_text()
+    except OSError:
+        return ""
+
+
+_LIMITS = ("RLIMIT_NOFILE", "RLIMIT_AS", "RLIMIT_STACK", "RLIMIT_CORE", "RLIMIT_DATA", "RLIMIT_CPU",
+           "RLIMIT_FSIZE", "RLIMIT_NPROC", "RLIMIT_MEMLOCK")
+
+
+def process_context() -> dict:
+    """What a forked process takes over from the one that asked for it (daemon._take_client_context):
+    umask, resource limits, CPU affinity and priority, and the control group it must share."""
+    import resource
+
+    umask = os.umask(0)
+    os.umask(umask)
+    limits = {name: list(resource.getrlimit(getattr(resource, name))) for name in _LIMITS if hasattr(resource, name)}
+    affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    return {"umask": umask, "limits": limits, "affinity": affinity,
+            "priority": os.getpriority(os.PRIO_PROCESS, 0), "cgroup": cgroup()}

@@ -34,6 +34,7 @@ from pathlib import Path
 from judge.server import compat, wire
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
+READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
 
 
 @dataclass
@@ -48,14 +49,17 @@ class Child:
 class Server:
     def __init__(self, path: Path, idle_s: float):
         self.path, self.idle_s = Path(path), idle_s
-        self.environ = dict(os.environ)  # what the imports saw
+        # What the imports saw, and nothing else of the environment it was started with
+        # (judge server start passes no secret; a request's environment is never kept).
+        self.environ = compat.import_environment(os.environ, with_path=True)
         self.fingerprint = compat.fingerprint()
         self.children: dict[int, Child] = {}
         self.selector = selectors.DefaultSelector()
         self.listener: socket.socket | None = None
         self.wakeup: tuple[int, int] | None = None
         self.inode = 0
-        self.stopping = False
+        self.stopping = False  # judge server stop, SIGTERM: running commands are interrupted
+        self.retiring = False  # out of date: no new commands, running ones finish
         self.last_activity = time.monotonic()
         self.served = 0
         self.started_at = time.time()
@@ -81,9 +85,11 @@ class Server:
         triton_key()
 
     def listen(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        compat.private_folder(self.path.parent)
         if self.path.exists():
-            self.path.unlink()
+            if _answers(self.path):
+                raise SystemExit(f"another judge server already serves {self.path}")
+            self.path.unlink()  # left by a server that is gone
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(self.path))
         os.chmod(self.path, 0o600)
@@ -120,18 +126,18 @@ class Server:
         self.close()
 
     def _should_exit(self) -> bool:
-        if self.stopping:
+        if self.stopping or self.retiring:
             if self.listener is not None:
                 self._close_listener()
                 for pid, child in self.children.items():
-                    if child.kind == "command":
+                    if child.kind == "command" and self.stopping:
                         _signal_group(pid, signal.SIGINT)
                         child.kill_at = time.monotonic() + KILL_AFTER_S
             return not self.children
         idle = not self.children and time.monotonic() - self.last_activity > self.idle_s
         if idle or not self._socket_is_ours():
-            log("idle: stopping" if idle else "the socket was replaced: stopping")
-            self.stopping = True
+            log("idle: stopping" if idle else "the socket is no longer this server's: stopping")
+            self.retiring = True
             return self._should_exit()
         return False
 
@@ -144,13 +150,15 @@ class Server:
             return False
 
     def _close_listener(self) -> None:
+        ours = self._socket_is_ours()
         self.selector.unregister(self.listener)
         self.listener.close()
         self.listener = None
-        try:
-            self.path.unlink()
-        except OSError:
-            pass
+        if ours:  # never another server's
+            try:
+                self.path.unlink()
+            except OSError:
+                pass
 
     def close(self) -> None:
         if self.listener is not None:
@@ -159,11 +167,15 @@ class Server:
 
     # -- connections -------------------------------------------------------------
     def _accept(self) -> None:
-        conn, _ = self.listener.accept()
+        try:
+            conn, _ = self.listener.accept()
+        except OSError as exc:  # out of descriptors...: this client waits or gives up, the server goes on
+            log(f"accept failed: {exc}")
+            return
         if not _same_user(conn):
             conn.close()
             return
-        conn.settimeout(10)
+        conn.settimeout(READ_TIMEOUT_S)  # a request arrives whole; a client that stalls is dropped
         self.selector.register(conn, selectors.EVENT_READ, "conn")
 
     def _on_message(self, conn: socket.socket) -> None:
@@ -173,10 +185,14 @@ class Server:
         except (wire.Closed, OSError, ValueError):
             self._drop(conn, child)
             return
+        if not isinstance(message, dict):
+            _close_all(fds)
+            self._drop(conn, child)
+            return
         if child is not None:  # a command's client forwards its signals
             _close_all(fds)
             pid, _ = child
-            if isinstance(message.get("signal"), int) and message["signal"] in _FORWARDED:
+            if message.get("signal") in _FORWARDED:
                 _signal_group(pid, message["signal"])
             return
         self.last_activity = time.monotonic()
@@ -186,7 +202,13 @@ class Server:
             _close_all(fds)
             self._drop(conn, None)
             return
-        handler(conn, message, fds)
+        try:
+            handler(conn, message, fds)
+        except (KeyError, TypeError, ValueError, OSError) as exc:  # a malformed request, a failed fork
+            log(f"request {message.get('op')!r} failed: {type(exc).__name__}: {exc}")
+            _close_all(fds)
+            if self._child_of(conn) is None:
+                self._refuse(conn, [], f"the server could not serve it ({type(exc).__name__}: {exc})")
 
     def _child_of(self, conn):
         for pid, child in self.children.items():
@@ -211,7 +233,10 @@ class Server:
     def _refuse(self, conn, fds, why: str) -> None:
         _close_all(fds)
         _reply(conn, {"refused": why})
-        self.selector.unregister(conn)
+        try:
+            self.selector.unregister(conn)
+        except (KeyError, ValueError):
+            pass
         conn.close()
 
     # -- requests ------------------------------------------------------------------
@@ -220,13 +245,14 @@ class Server:
         if why is None and len(fds) != 3:
             why = "the request did not carry the terminal's three descriptors"
         if why is not None:
-            log(f"refused {request.get('argv', [])[:1]}: {why}")
+            log(f"refused {str(request.get('argv', [])[:1])}: {why}")
             self._refuse(conn, fds, why)
             return
-        pid = self._fork(lambda: _become_command(self, request, fds), fds)
-        self.children[pid] = Child("command", conn, " ".join(request["argv"][:3]))
+        argv = [str(a) for a in request["argv"]]
+        pid = self._fork(Become("command", self._plain(request, argv=argv), fds), fds)
+        self.children[pid] = Child("command", conn, " ".join(argv[:3]))
         self.served += 1
-        log(f"command pid {pid}: judge {' '.join(request['argv'])}")
+        log(f"command pid {pid}: judge {' '.join(argv)}")
         _reply(conn, {"started": pid})
 
     def _worker(self, conn, request: dict, fds: list[int]) -> None:
@@ -236,31 +262,53 @@ class Server:
         if why is not None:
             self._refuse(conn, fds, why)
             return
-        pid = self._fork(lambda: _become_worker(self, request, fds), fds)
-        self.children[pid] = Child("worker", conn, request.get("cwd", ""))
+        pid = self._fork(Become("worker", self._plain(request), fds), fds)
+        self.children[pid] = Child("worker", conn, str(request.get("cwd", "")))
         log(f"worker pid {pid} in {request.get('cwd', '')}")
         _reply(conn, {"pid": pid})
 
-    def _mismatch(self, request: dict, ignore_paths=()) -> str | None:
-        if self.stopping:
-            return "the server is stopping"
-        if request.get("fingerprint") != self.fingerprint:
-            self.stopping = True  # its code is out of date: the next start loads the new one
-            return "the judge's code or its torch/triton changed since the server started; it is stopping"
-        key = compat.environment_mismatch(self.environ, request.get("env", {}), ignore_paths)
-        return None if key is None else f"{key} differs from the server's (judge server start read it)"
+    def _plain(self, request: dict, **extra) -> dict:
+        """What a forked child needs of a request, as plain values (its own copy)."""
+        env = request["env"]
+        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            raise TypeError("env must map names to strings")
+        return dict(cwd=str(request["cwd"]), env=dict(env), umask=int(request.get("umask", 0o022)),
+                    limits=request.get("limits") or {}, affinity=request.get("affinity"),
+                    priority=request.get("priority"), path=str(self.path), fingerprint=self.fingerprint,
+                    server_environ=dict(self.environ), **extra)
 
-    def _fork(self, become, fds: list[int]) -> int:
+    def _mismatch(self, request: dict, ignore_paths=()) -> str | None:
+        if self.stopping or self.retiring:
+            return "the server is stopping"
+        env = request.get("env")
+        if not isinstance(env, dict):
+            return "the request carried no environment"
+        key = compat.environment_mismatch(self.environ, env, ignore_paths)
+        if key is not None:
+            return f"{key} differs from the server's (judge server start read it)"
+        if request.get("cgroup") not in (None, compat.cgroup()):
+            return "it runs in another control group (a Slurm job, a container) than the server"
+        if request.get("fingerprint") != self.fingerprint:
+            self.retiring = True  # out of date: running commands finish, the next start loads the new code
+            return "the judge's code or its torch/triton changed since the server started; it is retiring"
+        return None
+
+    def _fork(self, become: "Become", fds: list[int]) -> int:
         if threading.active_count() != 1:  # pragma: no cover - nothing here starts threads
             log(f"warning: forking with {threading.active_count()} threads")
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        # A signal forwarded at once must reach the child's own handlers, not the server's.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _FORWARDED | {signal.SIGCHLD})
+        try:
+            pid = os.fork()
+        except OSError:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            raise
         if pid == 0:
-            try:
-                become()
-            finally:
-                os._exit(70)
+            become.mask = old
+            raise become  # unwinds the server's frames: the child keeps none of its state (main)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
         try:
             os.setpgid(pid, pid)  # also in the child: whichever runs first, the group exists at once
         except OSError:
@@ -282,7 +330,7 @@ class Server:
         self.selector.unregister(conn)
         conn.close()
 
-    def _stop(self, conn, request, fds) -> None:
+    def _stop(self, conn, request, fds) -> None:  # noqa: D102
         _close_all(fds)
         log("asked to stop")
         self.stopping = True
@@ -322,7 +370,7 @@ class Server:
     def forget(self) -> None:
         """In a forked child: none of the server's sockets, pipes or signal handlers."""
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM):
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for key in list(self.selector.get_map().values()):
@@ -336,32 +384,41 @@ class Server:
 _FORWARDED = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 
 
-def _become_command(server: Server, request: dict, fds: list[int]) -> None:
+class Become(BaseException):
+    """Raised in a forked child to leave the server's loop: ``main`` catches it with the
+    server's frames gone, drops the server, and the child becomes a command or a worker.
+    A BaseException, so that no handler of the loop can catch it."""
+
+    def __init__(self, kind: str, request: dict, fds: list[int]):
+        super().__init__(kind)
+        self.kind, self.request, self.fds = kind, request, fds
+        self.mask: set = set()
+
+
+def _become_command(request: dict, fds: list[int]) -> None:
     """The forked child becomes ``judge ARGV`` on the client's terminal; never returns."""
-    os.setpgid(0, 0)
-    server.forget()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     _close_all(fd for fd in fds if fd > 2)
-    os.chdir(request["cwd"])
-    os.umask(request.get("umask", 0o022))
-    server_environ = server.environ
-    os.environ.clear()
-    os.environ.update(request["env"])
+    _take_client_context(request)
     _standard_streams(terminal=True)
+    from judge.bytecode import keep_bytecode
+
+    _bytecode_as_environment()
+    keep_bytecode()
     sys.argv = ["judge", *request["argv"]]
     from judge.server import forked
 
-    forked.SERVER = forked.ServerLink(str(server.path), server.fingerprint, server_environ)
+    forked.SERVER = forked.ServerLink(request["path"], request["fingerprint"], request["server_environ"])
     from judge.cli import entry
 
-    entry(list(request["argv"]))  # ends the process
+    argv = request["argv"]
+    del request
+    entry(argv)  # ends the process
 
 
-def _become_worker(server: Server, request: dict, fds: list[int]) -> None:
+def _become_worker(request: dict, fds: list[int]) -> None:
     """The forked child becomes ``python -m judge.worker FDS`` in the worker's folder; never returns."""
-    os.setpgid(0, 0)
-    server.forget()
     *protocol_fds, output = fds
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -371,34 +428,62 @@ def _become_worker(server: Server, request: dict, fds: list[int]) -> None:
     os.closerange(3, min(protocol_fds))
     for low, high in zip(sorted(protocol_fds), sorted(protocol_fds)[1:] + [65536]):
         os.closerange(low + 1, high)
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
-    sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
+    _take_client_context(request)
+    _bytecode_as_environment()
     # as for `python -m judge.worker` with the judge's folder on PYTHONPATH (client.py), and
     # the judge still importable where it is not installed (the server's first entry was it)
     sys.path[0:1] = [request["cwd"], compat.PACKAGE_ROOT]
     _standard_streams(terminal=False)
     argv = [str(fd) for fd in protocol_fds]
     sys.argv = [str(Path(compat.PACKAGE_ROOT, "judge", "worker", "__main__.py")), *argv]
+    del request
     from judge.profiling import profiled
-    from judge.worker.__main__ import main
+    from judge.worker.__main__ import main as worker_main
 
-    code = profiled("worker", main, argv)
+    code = profiled("worker", worker_main, argv)
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     os._exit(code)
 
 
+def _take_client_context(request: dict) -> None:
+    """The client's folder, umask, environment, limits, CPUs and priority (best effort for the last three)."""
+    os.chdir(request["cwd"])
+    os.umask(request["umask"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    import resource
+
+    for name, (soft, hard) in request["limits"].items():
+        try:
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        except (AttributeError, ValueError, OSError):
+            pass  # a hard limit above the server's cannot be raised: the lower one stays
+    try:
+        if request["affinity"]:
+            os.sched_setaffinity(0, request["affinity"])
+        if request["priority"] is not None:
+            os.setpriority(os.PRIO_PROCESS, 0, int(request["priority"]))
+    except (AttributeError, OSError):
+        pass
+
+
+def _bytecode_as_environment() -> None:
+    """Python's bytecode settings as the environment now says (a fresh interpreter reads them at start)."""
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
+
+
 def _standard_streams(terminal: bool) -> None:
     """New sys.stdin/stdout/stderr on descriptors 0-2, buffered as a fresh Python would buffer them."""
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
-    sys.stdin = open(0, "r", closefd=False, encoding="utf-8", errors="surrogateescape")
+    encoding, _, errors = os.environ.get("PYTHONIOENCODING", "").partition(":")
+    encoding = encoding or sys.stdout.encoding or "utf-8"  # the server's: its locale matched the client's
+    sys.stdin = open(0, "r", closefd=False, encoding=encoding, errors=errors or "surrogateescape")
     for fd, name in ((1, "stdout"), (2, "stderr")):
         line = fd == 2 or (terminal and os.isatty(fd)) or unbuffered
-        stream = open(fd, "w", buffering=1 if line else -1, closefd=False, encoding="utf-8",
-                      errors="backslashreplace" if fd == 2 else "strict")
+        stream = open(fd, "w", buffering=1 if line else -1, closefd=False, encoding=encoding,
+                      errors=errors or ("backslashreplace" if fd == 2 else "strict"))
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
 
@@ -415,6 +500,29 @@ def _signal_group(pid: int, signum: int) -> None:
         os.killpg(pid, signum)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _set_dumpable(dumpable: bool) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
+        except (OSError, AttributeError):
+            pass
+
+
+def _answers(path: Path) -> bool:
+    """Whether a server listens on ``path`` now."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(2)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 def _same_user(conn: socket.socket) -> bool:
@@ -454,10 +562,37 @@ def main(argv: list[str]) -> int:
     keep_bytecode()
     server = Server(Path(argv[0]), float(argv[1]))
     server.prepare()
+    _set_dumpable(False)  # another process of this user cannot read its memory or environment
     server.listen()
-    print("ready", flush=True)  # judge server start waits for this line
-    server.serve()
+    print("ready", flush=True)  # judge server start waits for this line, then closes the pipe
+    os.dup2(2, 1)  # from here on, stdout is the log too
+    sys.stdout = open(1, "w", buffering=1, closefd=False)
+    try:
+        server.serve()
+    except Become as become:  # in a forked child, with the loop's frames gone
+        _leave_server(server, become)
     return 0
+
+
+def _leave_server(server: Server, become: Become) -> None:
+    """In a forked child: drop the server's sockets, handlers and state, then become what was asked."""
+    import gc
+
+    kind, request, fds, mask = become.kind, become.request, become.fds, become.mask
+    os.setpgid(0, 0)
+    _set_dumpable(True)  # as a spawned process is (the judge's watchdog reads a worker's /proc entries)
+    server.forget()
+    del server, become
+    gc.collect()
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # signals blocked around the fork reach the new handlers
+    try:
+        (_become_command if kind == "command" else _become_worker)(request, fds)
+    except BaseException:  # noqa: BLE001 - the child must never return into the server's code
+        import traceback
+
+        traceback.print_exc()  # to the client's terminal or the worker's output file
+        sys.stderr.flush()
+    os._exit(70)
 
 
 if __name__ == "__main__":

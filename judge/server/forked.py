@@ -43,7 +43,8 @@ def fork_worker(protocol_fds: list[int], output_fd: int, cwd: str, env: dict) ->
         conn.settimeout(10)
         conn.connect(link.path)
         wire.send(conn, {"op": "worker", "fds": list(protocol_fds), "cwd": cwd, "env": env,
-                         "fingerprint": link.fingerprint}, [*protocol_fds, output_fd])
+                         "fingerprint": link.fingerprint, **compat.process_context()},  # this command's limits
+                  [*protocol_fds, output_fd])
         reply, _ = wire.receive(conn)
     except (OSError, wire.Closed, ValueError):
         conn.close()
@@ -75,6 +76,8 @@ class ForkedProcess:
         return self.returncode
 
     def kill(self) -> None:
+        if self.returncode is not None:  # reaped: its pid and group may be another process's now
+            return
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
