@@ -234,3 +234,32 @@ def test_status_and_stop(tmp_path):
     stopped = _judge(env, "server", "stop")
     assert "stopped" in stopped.stdout
     assert _judge(env, "server", "status").returncode == 1
+
+
+def _children_running(parent: int, marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and marker in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+def test_sigterm_to_a_plain_run_stops_its_worker(tmp_path):
+    """Without the server too: SIGTERM runs the command's clean-up (before, the process died
+    at once and its worker, in a session of its own, ran on)."""
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path), JUDGE_SERVER="0")
+    judge = subprocess.Popen([sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_hang.py"),
+                              "--interpret", "--timeout", "120"], env=env, cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = _wait_for(lambda: _children_running(judge.pid, "judge.worker"), 60)
+    assert workers
+    time.sleep(2.0)  # in solve() by now
+    judge.send_signal(signal.SIGTERM)
+    assert judge.wait(timeout=30) == 143
+    assert _wait_for(lambda: not any(_alive(w) for w in workers), 15), workers

@@ -36,6 +36,7 @@ def entry(args: list[str] | None = None) -> None:
     from judge.profiling import profiled
 
     keep_bytecode()  # before torch is imported: where Python may not write bytecode, a thousand modules compile
+    _terminate_cleanly()
     code = profiled("judge", _run_main, args)
     if code is not None and not isinstance(code, int):  # sys.exit("message"), as Python prints it
         print(code, file=sys.stderr)
@@ -55,3 +56,17 @@ def _run_main(args):
         return 0
     except SystemExit as exc:
         return exc.code
+
+
+def _terminate_cleanly() -> None:
+    """SIGTERM ends the command through its clean-up (workers stopped, outputs written) as
+    Ctrl-C does, instead of killing the process at once and leaving its worker, in a
+    session of its own, running on."""
+    import signal
+
+    def terminate(signum, _frame):
+        signal.signal(signum, signal.SIG_DFL)  # a second SIGTERM kills at once
+        raise SystemExit(128 + signum)
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, terminate)
