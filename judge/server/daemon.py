@@ -186,11 +186,11 @@ class Server:
             self._drop(conn, child)
             return
         if not isinstance(message, dict):
-            _close_all(fds)
+            wire.close_all(fds)
             self._drop(conn, child)
             return
         if child is not None:  # a command's client forwards its signals
-            _close_all(fds)
+            wire.close_all(fds)
             pid, _ = child
             if message.get("signal") in _FORWARDED:
                 _signal_group(pid, message["signal"])
@@ -199,14 +199,14 @@ class Server:
         handler = {"command": self._command, "worker": self._worker, "status": self._status,
                    "stop": self._stop}.get(message.get("op"))
         if handler is None:
-            _close_all(fds)
+            wire.close_all(fds)
             self._drop(conn, None)
             return
         try:
             handler(conn, message, fds)
         except (KeyError, TypeError, ValueError, OSError) as exc:  # a malformed request, a failed fork
             log(f"request {message.get('op')!r} failed: {type(exc).__name__}: {exc}")
-            _close_all(fds)
+            wire.close_all(fds)
             if self._child_of(conn) is None:
                 self._refuse(conn, [], f"the server could not serve it ({type(exc).__name__}: {exc})")
 
@@ -231,7 +231,7 @@ class Server:
             child.kill_at = time.monotonic() + KILL_AFTER_S
 
     def _refuse(self, conn, fds, why: str) -> None:
-        _close_all(fds)
+        wire.close_all(fds)
         _reply(conn, {"refused": why})
         try:
             self.selector.unregister(conn)
@@ -313,11 +313,11 @@ class Server:
             os.setpgid(pid, pid)  # also in the child: whichever runs first, the group exists at once
         except OSError:
             pass
-        _close_all(fds)
+        wire.close_all(fds)
         return pid
 
     def _status(self, conn, request, fds) -> None:
-        _close_all(fds)
+        wire.close_all(fds)
         import torch
         import triton
 
@@ -331,7 +331,7 @@ class Server:
         conn.close()
 
     def _stop(self, conn, request, fds) -> None:  # noqa: D102
-        _close_all(fds)
+        wire.close_all(fds)
         log("asked to stop")
         self.stopping = True
         _reply(conn, {"stopping": os.getpid()})
@@ -377,7 +377,7 @@ class Server:
             if isinstance(key.fileobj, socket.socket):
                 key.fileobj.close()
         self.selector.close()
-        _close_all(self.wakeup or ())
+        wire.close_all(self.wakeup or ())
         self.children.clear()
 
 
@@ -399,7 +399,7 @@ def _become_command(request: dict, fds: list[int]) -> None:
     """The forked child becomes ``judge ARGV`` on the client's terminal; never returns."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
-    _close_all(fd for fd in fds if fd > 2)
+    wire.close_all(fd for fd in fds if fd > 2)
     _take_client_context(request)
     _standard_streams(terminal=True)
     from judge.bytecode import keep_bytecode
@@ -424,7 +424,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
     os.dup2(devnull, 0)
     os.dup2(output, 1)
     os.dup2(output, 2)
-    _close_all([devnull, output])
+    wire.close_all([devnull, output])
     os.closerange(3, min(protocol_fds))
     for low, high in zip(sorted(protocol_fds), sorted(protocol_fds)[1:] + [65536]):
         os.closerange(low + 1, high)
@@ -542,14 +542,6 @@ def _drain(fd: int) -> None:
             pass
     except BlockingIOError:
         pass
-
-
-def _close_all(fds) -> None:
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
 
 
 def log(message: str) -> None:

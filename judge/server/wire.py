@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 
-__all__ = ["send", "receive", "Closed", "MAX_FDS", "MAX_MESSAGE"]
+__all__ = ["send", "receive", "close_all", "Closed", "MAX_FDS", "MAX_MESSAGE"]
 
 MAX_FDS = 8
 MAX_MESSAGE = 4 << 20  # a request carries an environment: a few kB, never megabytes
@@ -30,17 +31,17 @@ def receive(sock: socket.socket) -> tuple[dict, list[int]]:
     """The next message and the descriptors that came with it (new numbers in this process)."""
     head, fds, _, _ = socket.recv_fds(sock, _LENGTH.size, MAX_FDS)
     if not head:
-        _close_all(fds)
+        close_all(fds)
         raise Closed("the connection was closed")
     head += _exactly(sock, _LENGTH.size - len(head))
     (length,) = _LENGTH.unpack(head)
     if length > MAX_MESSAGE:
-        _close_all(fds)
+        close_all(fds)
         raise ValueError(f"a message of {length} bytes is over the limit")
     try:
         return json.loads(_exactly(sock, length)), fds
     except (Closed, ValueError):
-        _close_all(fds)
+        close_all(fds)
         raise
 
 
@@ -55,9 +56,8 @@ def _exactly(sock: socket.socket, count: int) -> bytes:
     return b"".join(chunks)
 
 
-def _close_all(fds) -> None:
-    import os
-
+def close_all(fds) -> None:
+    """Close these descriptors, those already closed too (what a refused message carried)."""
     for fd in fds:
         try:
             os.close(fd)
