@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -54,18 +55,14 @@ def start_command(idle_timeout: float) -> None:
                f"Log: {log_path}")
 
 
+@contextlib.contextmanager
 def _start_lock(path):
     """An exclusive lock beside the socket, held while a server is started."""
-    import contextlib
     import fcntl
 
-    @contextlib.contextmanager
-    def held():
-        with open(path.with_suffix(".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            yield
-
-    return held()
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _spawn(path, log_path, idle_s: float) -> int:

@@ -15,7 +15,7 @@ import sys
 
 from judge.server import compat, wire
 
-__all__ = ["run_served", "ask"]
+__all__ = ["run_served", "ask", "connect"]
 
 SERVER_ENV = "JUDGE_SERVER"
 
@@ -28,7 +28,7 @@ def run_served(argv: list[str]) -> int | None:
     path = compat.socket_path()
     if not path.exists() or not compat.private_folder(path.parent):
         return None
-    conn = _connect(path)
+    conn = connect(path)
     if conn is None:
         return None
     forwarded = _forward_signals(conn)  # before the request: a Ctrl-C from now on reaches the command
@@ -53,7 +53,7 @@ def _request(argv: list[str]) -> dict:
             "fingerprint": compat.fingerprint()}
 
 
-def _connect(path) -> socket.socket | None:
+def connect(path) -> socket.socket | None:
     """A connection to the server at ``path``, if one answers and runs as this user."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(10)
@@ -127,7 +127,7 @@ def ask(op: str) -> dict | None:
     path = compat.socket_path()
     if not path.exists():
         return None
-    conn = _connect(path)
+    conn = connect(path)
     if conn is None:
         return None
     try:

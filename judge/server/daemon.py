@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.server import compat, wire
+from judge.server import client, compat, wire
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
 READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
@@ -53,6 +53,7 @@ class Server:
         # (judge server start passes no secret; a request's environment is never kept).
         self.environ = compat.import_environment(os.environ, with_path=True)
         self.fingerprint = compat.fingerprint()
+        self.cgroup = compat.cgroup()
         self.children: dict[int, Child] = {}
         self.selector = selectors.DefaultSelector()
         self.listener: socket.socket | None = None
@@ -78,16 +79,12 @@ class Server:
         from judge.comparing import run_changes  # noqa: F401 - watch
         from judge.judging import file_watch  # noqa: F401
 
-        try:
-            from triton.runtime.cache import triton_key
-        except ImportError:  # pragma: no cover - another Triton layout: hashed in each worker instead
-            return
-        triton_key()
+        judge.worker.warm_kernel.hash_triton()  # the forked workers inherit it
 
     def listen(self) -> None:
         compat.private_folder(self.path.parent)
         if self.path.exists():
-            if _answers(self.path):
+            if client.connect(self.path) is not None:
                 raise SystemExit(f"another judge server already serves {self.path}")
             self.path.unlink()  # left by a server that is gone
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -216,11 +213,18 @@ class Server:
                 return pid, child
         return None
 
+    def _let_go(self, conn: socket.socket) -> None:
+        """Stop watching a connection and close it (it may have been let go already)."""
+        try:
+            self.selector.unregister(conn)
+        except (KeyError, ValueError):
+            pass
+        conn.close()
+
     def _drop(self, conn: socket.socket, child) -> None:
         """A connection closed: a command's client went away (interrupt it, kill it later),
         or a command went away from its worker (kill the worker's group now)."""
-        self.selector.unregister(conn)
-        conn.close()
+        self._let_go(conn)
         if child is None:
             return
         pid, child = child
@@ -233,11 +237,7 @@ class Server:
     def _refuse(self, conn, fds, why: str) -> None:
         wire.close_all(fds)
         _reply(conn, {"refused": why})
-        try:
-            self.selector.unregister(conn)
-        except (KeyError, ValueError):
-            pass
-        conn.close()
+        self._let_go(conn)
 
     # -- requests ------------------------------------------------------------------
     def _command(self, conn, request: dict, fds: list[int]) -> None:
@@ -275,7 +275,7 @@ class Server:
         return dict(cwd=str(request["cwd"]), env=dict(env), umask=int(request.get("umask", 0o022)),
                     limits=request.get("limits") or {}, affinity=request.get("affinity"),
                     priority=request.get("priority"), path=str(self.path), fingerprint=self.fingerprint,
-                    server_environ=dict(self.environ), **extra)
+                    **extra)
 
     def _mismatch(self, request: dict, ignore_paths=()) -> str | None:
         if self.stopping or self.retiring:
@@ -286,7 +286,7 @@ class Server:
         key = compat.environment_mismatch(self.environ, env, ignore_paths)
         if key is not None:
             return f"{key} differs from the server's (judge server start read it)"
-        if request.get("cgroup") not in (None, compat.cgroup()):
+        if request.get("cgroup") not in (None, self.cgroup):
             return "it runs in another control group (a Slurm job, a container) than the server"
         if request.get("fingerprint") != self.fingerprint:
             self.retiring = True  # out of date: running commands finish, the next start loads the new code
@@ -327,16 +327,14 @@ class Server:
                       "judge": compat.PACKAGE_ROOT, "torch": torch.__version__, "triton": triton.__version__,
                       "started_at": self.started_at, "served": self.served, "idle_timeout_s": self.idle_s,
                       "running": running, "fingerprint_ok": request.get("fingerprint") == self.fingerprint})
-        self.selector.unregister(conn)
-        conn.close()
+        self._let_go(conn)
 
     def _stop(self, conn, request, fds) -> None:  # noqa: D102
         wire.close_all(fds)
         log("asked to stop")
         self.stopping = True
         _reply(conn, {"stopping": os.getpid()})
-        self.selector.unregister(conn)
-        conn.close()
+        self._let_go(conn)
 
     # -- children ------------------------------------------------------------------
     def reap(self) -> None:
@@ -354,11 +352,7 @@ class Server:
             if child.kind == "command":
                 log(f"command pid {pid} ended: {code} after {time.monotonic() - child.started:.2f} s")
             _reply(child.conn, {"exit": code})
-            try:
-                self.selector.unregister(child.conn)
-            except (KeyError, ValueError):
-                pass  # its connection was dropped already
-            child.conn.close()
+            self._let_go(child.conn)  # dropped already, if its client or command went away
             self.last_activity = time.monotonic()
 
     def _kill_overdue(self) -> None:
@@ -409,7 +403,7 @@ def _become_command(request: dict, fds: list[int]) -> None:
     sys.argv = ["judge", *request["argv"]]
     from judge.server import forked
 
-    forked.SERVER = forked.ServerLink(request["path"], request["fingerprint"], request["server_environ"])
+    forked.SERVER = forked.ServerLink(request["path"], request["fingerprint"])
     from judge.cli import entry
 
     argv = request["argv"]
@@ -510,19 +504,6 @@ def _set_dumpable(dumpable: bool) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
         except (OSError, AttributeError):
             pass
-
-
-def _answers(path: Path) -> bool:
-    """Whether a server listens on ``path`` now."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(2)
-    try:
-        probe.connect(str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
 
 
 def _same_user(conn: socket.socket) -> bool:

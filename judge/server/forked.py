@@ -26,7 +26,6 @@ __all__ = ["SERVER", "ServerLink", "ForkedProcess", "fork_worker"]
 class ServerLink:
     path: str
     fingerprint: str
-    environ: dict  # the server's own environment, which its imports saw
 
 
 SERVER: ServerLink | None = None  # set in a command the server forked (daemon._become_command)
@@ -34,9 +33,9 @@ SERVER: ServerLink | None = None  # set in a command the server forked (daemon._
 
 def fork_worker(protocol_fds: list[int], output_fd: int, cwd: str, env: dict) -> "ForkedProcess | None":
     """Ask the server for a worker on these descriptors; None if there is no server or it
-    cannot serve this environment (the caller then spawns the worker itself)."""
+    refuses (it cannot serve this environment): the caller then spawns the worker itself."""
     link = SERVER
-    if link is None or compat.environment_mismatch(link.environ, env, (compat.PACKAGE_ROOT,)) is not None:
+    if link is None:
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:

@@ -196,12 +196,12 @@ def get_peaks(device: str, environment: dict, remeasure: bool = False) -> dict:
     process measuring them (a GPU of the same model: the same key) is waited for, and
     its peaks are used: measuring again would take as long, and give other numbers."""
     path = cache_dir() / "peaks.json"
-    key = peak_key(environment)
     with _LOCK, cache_lock("peaks"):
-        cached = read_cache(path)
-        if cached.get(key, {}).get("method") == PEAKS_METHOD and not remeasure:
-            return dict(cached[key], cached=True)
+        found = None if remeasure else cached_peaks(environment)
+        if found is not None:
+            return found
         peaks = dict(measure_peaks(device), method=PEAKS_METHOD)
-        cached[key] = peaks
+        cached = read_cache(path)
+        cached[peak_key(environment)] = peaks
         write_cache(path, cached)
     return dict(peaks, cached=False)

@@ -29,13 +29,13 @@ def compile_and_launch(device: str) -> None:
 
     if not _triton_cache_in_use():
         return
-    _hash_triton()
+    hash_triton()
     x = torch.zeros(1, device=device)
     _touch[(1,)](x)
     torch.cuda.synchronize(device)
 
 
-def _hash_triton() -> None:
+def hash_triton() -> None:
     try:
         from triton.runtime.cache import triton_key
     except ImportError:  # another Triton layout: the first compile hashes it
