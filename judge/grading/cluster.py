@@ -312,11 +312,11 @@ def slots(client, interpret: bool) -> int:
 
 def _finished(futures: dict, timeout: float) -> list:
     """The futures done within ``timeout`` (at least one, or none when it passed)."""
-    from distributed import wait
+    from distributed import TimeoutError as DaskTimeoutError, wait
 
     try:
         return list(wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED").done)
-    except TimeoutError:
+    except (TimeoutError, DaskTimeoutError):  # asyncio's: not the builtin on Python 3.10
         return []
 
 
