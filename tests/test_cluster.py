@@ -391,9 +391,23 @@ def test_a_task_result_unpickles_without_importing_torch(tmp_path, monkeypatch):
 def test_cluster_usage_errors_exit_2(tmp_path):
     solution = str(SOLUTIONS / "transpose_ok.py")
     for args, words in [(["--cluster", "tcp://127.0.0.1:1", "--gpus", "0"], "--gpus and --jobs are for"),
-                        (["--cluster", "local", "--device", "cuda:1"], "drop --device")]:
+                        (["--cluster", "local", "--device", "cuda:1"], "drop --device"),
+                        (["--cluster", "foo://sched:8786"], "'foo://sched:8786' is not a Dask scheduler address"),
+                        (["--cluster", "lokal"], "'lokal' is not a Dask scheduler address")]:
         result = CliRunner().invoke(main, ["grade", "transpose", solution, *args])
         assert result.exit_code == 2 and words in result.output, result.output
+
+
+def test_judge_worker_with_a_bad_or_unreachable_scheduler_is_a_usage_error():
+    """Not an internal error (exit 3) asking for a bug report: a typo in the address, or a
+    scheduler that does not answer (within Dask's connect timeout, 1 s here)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    for address, words in [("foo://sched:8786", "'foo://sched:8786' is not a Dask scheduler address"),
+                           ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1")]:
+        done = subprocess.run([sys.executable, "-m", "judge", "worker", address, "--interpret", "--jobs", "2"],
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 2 and words in done.stderr, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
 
 
 def test_a_leetgpu_folder_travels_as_its_path_and_unpickles_where_its_checkout_is_not_importable(tmp_path):

@@ -34,7 +34,7 @@ from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "PRELOAD", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs",
            "grade_task", "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect",
-           "grade_on_cluster", "serve_workers"]
+           "unusable_address", "grade_on_cluster", "serve_workers"]
 
 GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
 PRELOAD = "judge.grading.preload"  # the workers' warm-up (preload.py): Dask takes a preload by module name
@@ -118,8 +118,14 @@ def serve_workers(address: str, specs: dict[str, dict]) -> None:
         stop = asyncio.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
             asyncio.get_running_loop().add_signal_handler(signum, stop.set)
-        nannies = [Nanny(address, **options) for options in specs.values()]
-        await asyncio.gather(*nannies)
+        nannies = []
+        try:
+            nannies.extend(Nanny(address, **options) for options in specs.values())
+            await asyncio.gather(*nannies)
+        except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: "Nanny failed to start", from its cause
+            await asyncio.gather(*(nanny.close(timeout=10, reason="judge worker failed to start")
+                                   for nanny in nannies), return_exceptions=True)
+            raise ClusterError(unusable_address(address, exc)) from None
         ended = asyncio.ensure_future(asyncio.gather(*(nanny.finished() for nanny in nannies)))
         stopped = asyncio.ensure_future(stop.wait())
         await asyncio.wait([ended, stopped], return_when=asyncio.FIRST_COMPLETED)
@@ -362,8 +368,8 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
     try:
         try:
             client = Client(cluster if cluster is not None else address, timeout=CONNECT_S)
-        except (OSError, TimeoutError) as exc:
-            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ClusterError(unusable_address(address, exc)) from None
         with client:
             if cluster is not None:
                 client.wait_for_workers(len(cluster.worker_spec), timeout=LOCAL_START_S)
@@ -372,6 +378,15 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def unusable_address(address: str, exc: BaseException) -> str:
+    """Why no scheduler could be used at ``address``: a malformed address (Dask's ``ValueError``),
+    or one that does not answer (its ``OSError``, which a nanny wraps in a ``RuntimeError``)."""
+    if isinstance(exc, ValueError):
+        return f"{address!r} is not a Dask scheduler address ({exc}): give one like tcp://host:8786"
+    cause = exc.__cause__ if isinstance(exc, RuntimeError) and exc.__cause__ is not None else exc
+    return f"cannot reach the Dask scheduler at {address}: {cause}"
 
 
 def _start_local(gpus: list[int] | None, jobs: int):
