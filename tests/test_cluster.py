@@ -205,6 +205,36 @@ def test_a_freed_slot_takes_its_next_task_before_the_outputs_are_written(threads
     assert STARTED_AT[2] < written[0] - 0.4  # task 2 ran in the slot of task 0 while its record was written
 
 
+def _quick_task(job, settings, cancel_name):
+    time.sleep(0.05)
+    return {"index": job.index}
+
+
+@pytest.mark.parametrize("where", ["fetching the result", "submitting the next task"])
+def test_an_interrupt_while_a_finished_task_is_taken_keeps_its_record(threads_cluster, tmp_path, monkeypatch,
+                                                                      where):
+    """Ctrl-C lands in the main thread wherever it runs: while it fetches a finished
+    task's result, or while it submits the next task before passing that record on
+    (a round trip to the scheduler each).  The record was dropped then, though its
+    task had finished: the interrupted grade must still write it."""
+    monkeypatch.setattr(cluster, "grade_task", _quick_task)
+    interrupt = {"fetching the result": "_outcome", "submitting the next task": "slots"}[where]
+    real, calls = getattr(cluster, interrupt), []
+
+    def interrupted_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == (1 if interrupt == "_outcome" else 2):  # slots: the first call is the first top-up
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cluster, interrupt, interrupted_once)
+    records = {}
+    with pytest.raises(KeyboardInterrupt):
+        cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(2)],
+                                 GradeSettings(SEED, interpret=True), records.__setitem__, drain_s=10)
+    assert records == {0: {"index": 0}, 1: {"index": 1}}
+
+
 @pytest.mark.slow
 def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
     """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume

@@ -330,14 +330,19 @@ def _take(future, futures: dict, settings: GradeSettings, done, refill: Callable
     """Pass a finished future's record to ``done`` and release it at once: a result
     left in a worker's memory would be computed again (graded twice) if that worker died.
     ``refill`` submits the next task first, so that the freed GPU does not wait while
-    ``done`` writes the outputs (all the records so far, in three formats)."""
-    job = futures.pop(future)
+    ``done`` writes the outputs (all the records so far, in three formats).  An interrupt
+    (Ctrl-C lands wherever the main thread is) loses no finished record: while the result is
+    fetched the future stays in ``futures`` for ``_drain``; once fetched, it is passed on."""
+    job = futures[future]
     record = _outcome(future, job, settings)
+    del futures[future]
     future.release()
-    if refill is not None:
-        refill()
-    if record is not None:
-        done(job.index, record)
+    try:
+        if refill is not None:
+            refill()
+    finally:
+        if record is not None:
+            done(job.index, record)
 
 
 def _drain(client, futures: dict, settings: GradeSettings, done, drain_s: float) -> None:
