@@ -385,6 +385,18 @@ def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():
     assert list(cpus) == ["cpu0", "cpu1", "cpu2"] and not any("resources" in s for s in cpus.values())
 
 
+def test_local_workers_are_pinned_to_the_gpus_this_process_sees(monkeypatch):
+    """Under CUDA_VISIBLE_DEVICES=2,3 (a batch job's GPUs) --cluster local's GPUs 0 and 1
+    are the physical 2 and 3, as for --gpus: pinned to "0" and "1", the workers judged on
+    GPUs the job was not given."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert [s["env"]["CUDA_VISIBLE_DEVICES"] for s in cluster.worker_specs([0, 1], 0).values()] == ["2", "3"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-aa, GPU-bb")
+    assert cluster.worker_specs([1], 0)["gpu1"]["env"]["CUDA_VISIBLE_DEVICES"] == "GPU-bb"
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert cluster.worker_specs([1], 0)["gpu1"]["env"]["CUDA_VISIBLE_DEVICES"] == "1"
+
+
 def test_a_worker_that_cannot_read_the_submission_says_why(tmp_path):
     job = _job(0, tmp_path)
     settings = GradeSettings(SEED, interpret=True)

@@ -103,7 +103,14 @@ def worker_specs(gpus: list[int] | None, jobs: int, host: str | None = "127.0.0.
     if gpus is None:
         return {f"{prefix}cpu{i}": {**common, "name": f"{prefix}cpu{i}"} for i in range(jobs)}
     return {f"{prefix}gpu{i}": {**common, "name": f"{prefix}gpu{i}", "resources": {GPU_RESOURCE: 1},
-                                "env": {"CUDA_VISIBLE_DEVICES": str(i)}} for i in gpus}
+                                "env": {"CUDA_VISIBLE_DEVICES": _device_id(i)}} for i in gpus}
+
+
+def _device_id(index: int) -> str:
+    """What pins a worker to this process's CUDA device ``index``: under CUDA_VISIBLE_DEVICES
+    (a batch job's GPUs, say 2,3) its entry there (index 0 is GPU 2), else the index itself."""
+    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return visible[index] if index < len(visible) else str(index)
 
 
 def serve_workers(address: str, specs: dict[str, dict]) -> None:
