@@ -235,6 +235,40 @@ def test_an_interrupt_while_a_finished_task_is_taken_keeps_its_record(threads_cl
     assert records == {0: {"index": 0}, 1: {"index": 1}}
 
 
+def _second_long_task(job, settings, cancel_name):
+    time.sleep(0.05 if job.index == 0 else 30)
+    return {"index": job.index}
+
+
+def test_a_scheduler_lost_mid_grade_is_a_cluster_error_that_keeps_the_records(tmp_path, monkeypatch):
+    """The scheduler's process dies after the first record: the grade says so (a ClusterError,
+    a one-paragraph exit 2), not 'internal error ... please report it' after setting the
+    Event had waited out a 30 s connect timeout; the first record was passed on."""
+    serve = ("import logging, sys, time, distributed; c = distributed.LocalCluster(n_workers=1, threads_per_worker=2, "
+             "processes=False, protocol='tcp', dashboard_address=None, silence_logs=logging.CRITICAL); "
+             "print(c.scheduler_address, flush=True); time.sleep(120)")
+    scheduler = subprocess.Popen([sys.executable, "-c", serve], stdout=subprocess.PIPE, text=True,
+                                 env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
+    monkeypatch.setattr(cluster, "grade_task", _second_long_task)
+    records = {}
+
+    def done(index, record):
+        records[index] = record
+        scheduler.kill()
+
+    try:
+        with distributed.Client(scheduler.stdout.readline().strip(), timeout=60) as client:
+            started = time.monotonic()
+            with pytest.raises(cluster.ClusterError, match="lost the Dask scheduler mid-grade"):
+                cluster.grade_on_cluster(client, [_job(i, tmp_path) for i in range(2)],
+                                         GradeSettings(SEED, interpret=True), done)
+            lost_s = time.monotonic() - started
+    finally:
+        scheduler.kill()
+        scheduler.wait(timeout=30)
+    assert records == {0: {"index": 0}} and lost_s < 20
+
+
 @pytest.mark.slow
 def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
     """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume

@@ -309,7 +309,11 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
             top_up()
             for future in _finished(futures, POLL_S):
                 _take(future, futures, settings, done, refill=top_up)
-    except BaseException:
+    except BaseException as exc:
+        if not isinstance(exc, KeyboardInterrupt) and client.status != "running":
+            # the scheduler is gone (its futures cancelled): nothing to cancel or drain there
+            raise ClusterError(f"lost the Dask scheduler mid-grade ({type(exc).__name__}, the client "
+                               f"{client.status}): the outputs hold what was graded, and --resume carries on") from None
         cancel.set()
         _drain(client, futures, settings, done, drain_s)
         raise
