@@ -55,7 +55,9 @@ def die_with_the_judge() -> None:
     stop a solution that never returns, which held its CPU or GPU forever.  Armed here,
     before the solution loads; a judge that died before this leaves the pipes closed,
     and the first ``receive`` ends the worker.  Not for a worker the judge server forked:
-    the server, its parent, manages it (judge/server/daemon.py)."""
+    the server, its parent, manages it (judge/server/daemon.py).  Linux sends the signal when
+    the *thread* that spawned the worker ends: so a worker is spawned by the thread that uses
+    it (the main thread, a grade slot's thread, a Dask task's thread), never handed on."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
