@@ -109,3 +109,43 @@ def test_judge_output_files_are_untouched_by_a_failing_worker(tmp_path):
     before = sorted(os.listdir(SOLUTIONS))
     judge("transpose_crash.py")
     assert sorted(os.listdir(SOLUTIONS)) == before
+
+
+KILLS_ITS_JUDGE = """
+import os, signal, time
+
+def solve(input, output, rows, cols):
+    with open({pidfile!r}, "w") as f:
+        f.write(str(os.getpid()))
+    os.kill(os.getppid(), signal.SIGKILL)  # the process judging it: a Dask worker, or judge grade itself
+    while True:
+        time.sleep(0.05)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc")
+def test_a_worker_dies_with_the_judge_that_spawned_it(tmp_path):
+    """A judge killed mid-judgement (a Dask worker of judge grade --cluster, which the
+    OOM killer or the submission itself may kill and which Dask then replaces; kill -9)
+    left the worker running the submission behind, forever: ten seconds after the grade
+    of a looping submission that killed its Dask worker twice, two orphans each held a core."""
+    import subprocess
+    import sys
+
+    pidfile = tmp_path / "worker.pid"
+    solution = tmp_path / "kills_its_judge.py"
+    solution.write_text(KILLS_ITS_JUDGE.format(pidfile=str(pidfile)))
+    script = ("import sys; from judge.challenge.spec import load_spec; from judge.judging.runner import Options; "
+              "from judge.judging.dispatch import judge_solution; "
+              "judge_solution(load_spec(sys.argv[1]), sys.argv[2], Options(seed=1, interpret=True, timeout=60))")
+    judge_process = subprocess.run([sys.executable, "-c", script, str(SPECS / "tiny_transpose.yaml"), str(solution)],
+                                   capture_output=True, text=True, timeout=120)
+    assert judge_process.returncode == -9 and pidfile.exists(), judge_process.stderr[-2000:]
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    orphaned = Path(f"/proc/{pid}").exists()
+    if orphaned:
+        os.kill(pid, 9)
+    assert not orphaned, "the worker outlived the judge that spawned it"

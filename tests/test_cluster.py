@@ -205,6 +205,70 @@ def test_a_freed_slot_takes_its_next_task_before_the_outputs_are_written(threads
     assert STARTED_AT[2] < written[0] - 0.4  # task 2 ran in the slot of task 0 while its record was written
 
 
+def _quick_task(job, settings, cancel_name):
+    time.sleep(0.05)
+    return {"index": job.index}
+
+
+@pytest.mark.parametrize("where", ["fetching the result", "submitting the next task"])
+def test_an_interrupt_while_a_finished_task_is_taken_keeps_its_record(threads_cluster, tmp_path, monkeypatch,
+                                                                      where):
+    """Ctrl-C lands in the main thread wherever it runs: while it fetches a finished
+    task's result, or while it submits the next task before passing that record on
+    (a round trip to the scheduler each).  The record was dropped then, though its
+    task had finished: the interrupted grade must still write it."""
+    monkeypatch.setattr(cluster, "grade_task", _quick_task)
+    interrupt = {"fetching the result": "_outcome", "submitting the next task": "slots"}[where]
+    real, calls = getattr(cluster, interrupt), []
+
+    def interrupted_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == (1 if interrupt == "_outcome" else 2):  # slots: the first call is the first top-up
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cluster, interrupt, interrupted_once)
+    records = {}
+    with pytest.raises(KeyboardInterrupt):
+        cluster.grade_on_cluster(threads_cluster, [_job(i, tmp_path) for i in range(2)],
+                                 GradeSettings(SEED, interpret=True), records.__setitem__, drain_s=10)
+    assert records == {0: {"index": 0}, 1: {"index": 1}}
+
+
+def _second_long_task(job, settings, cancel_name):
+    time.sleep(0.05 if job.index == 0 else 30)
+    return {"index": job.index}
+
+
+def test_a_scheduler_lost_mid_grade_is_a_cluster_error_that_keeps_the_records(tmp_path, monkeypatch):
+    """The scheduler's process dies after the first record: the grade says so (a ClusterError,
+    a one-paragraph exit 2), not 'internal error ... please report it' after setting the
+    Event had waited out a 30 s connect timeout; the first record was passed on."""
+    serve = ("import logging, sys, time, distributed; c = distributed.LocalCluster(n_workers=1, threads_per_worker=2, "
+             "processes=False, protocol='tcp', dashboard_address=None, silence_logs=logging.CRITICAL); "
+             "print(c.scheduler_address, flush=True); time.sleep(120)")
+    scheduler = subprocess.Popen([sys.executable, "-c", serve], stdout=subprocess.PIPE, text=True,
+                                 env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
+    monkeypatch.setattr(cluster, "grade_task", _second_long_task)
+    records = {}
+
+    def done(index, record):
+        records[index] = record
+        scheduler.kill()
+
+    try:
+        with distributed.Client(scheduler.stdout.readline().strip(), timeout=60) as client:
+            started = time.monotonic()
+            with pytest.raises(cluster.ClusterError, match="lost the Dask scheduler mid-grade"):
+                cluster.grade_on_cluster(client, [_job(i, tmp_path) for i in range(2)],
+                                         GradeSettings(SEED, interpret=True), done)
+            lost_s = time.monotonic() - started
+    finally:
+        scheduler.kill()
+        scheduler.wait(timeout=30)
+    assert records == {0: {"index": 0}} and lost_s < 20
+
+
 @pytest.mark.slow
 def test_resume_on_a_scheduler_grades_only_the_changed_submission(threads_cluster, tmp_path):
     """--cluster ADDRESS (a scheduler's address) twice: the second run, with --resume
@@ -330,6 +394,21 @@ def test_a_gpu_worker_joins_with_cuda_warmed_up():
 
 # -- pure parts ------------------------------------------------------------------------
 
+def test_a_poll_without_a_finished_task_is_no_error_on_python_3_10(monkeypatch):
+    """``distributed.wait`` times out with ``distributed.TimeoutError``, asyncio's: the builtin
+    from Python 3.11 on, a class of its own on 3.10, where the driver's first poll that saw no
+    task finish within POLL_S ended every grade with a traceback.  3.10's class, mimicked."""
+    class AsyncioTimeoutError(Exception):  # asyncio.exceptions.TimeoutError on Python 3.10
+        pass
+
+    def wait(futures, timeout=None, return_when=None):
+        raise AsyncioTimeoutError
+
+    monkeypatch.setattr(distributed, "TimeoutError", AsyncioTimeoutError)
+    monkeypatch.setattr(distributed, "wait", wait)
+    assert cluster._finished({"a future": None}, 0.01) == []
+
+
 def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():
     gpus = cluster.worker_specs([0, 3], 2)
     assert list(gpus) == ["gpu0", "gpu3"]
@@ -338,6 +417,18 @@ def test_local_workers_are_pinned_one_per_gpu_or_count_jobs():
     assert all(spec["nthreads"] == 1 for spec in gpus.values())
     cpus = cluster.worker_specs(None, 3)
     assert list(cpus) == ["cpu0", "cpu1", "cpu2"] and not any("resources" in s for s in cpus.values())
+
+
+def test_local_workers_are_pinned_to_the_gpus_this_process_sees(monkeypatch):
+    """Under CUDA_VISIBLE_DEVICES=2,3 (a batch job's GPUs) --cluster local's GPUs 0 and 1
+    are the physical 2 and 3, as for --gpus: pinned to "0" and "1", the workers judged on
+    GPUs the job was not given."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert [s["env"]["CUDA_VISIBLE_DEVICES"] for s in cluster.worker_specs([0, 1], 0).values()] == ["2", "3"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-aa, GPU-bb")
+    assert cluster.worker_specs([1], 0)["gpu1"]["env"]["CUDA_VISIBLE_DEVICES"] == "GPU-bb"
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert cluster.worker_specs([1], 0)["gpu1"]["env"]["CUDA_VISIBLE_DEVICES"] == "1"
 
 
 def test_a_worker_that_cannot_read_the_submission_says_why(tmp_path):
@@ -376,9 +467,23 @@ def test_a_task_result_unpickles_without_importing_torch(tmp_path, monkeypatch):
 def test_cluster_usage_errors_exit_2(tmp_path):
     solution = str(SOLUTIONS / "transpose_ok.py")
     for args, words in [(["--cluster", "tcp://127.0.0.1:1", "--gpus", "0"], "--gpus and --jobs are for"),
-                        (["--cluster", "local", "--device", "cuda:1"], "drop --device")]:
+                        (["--cluster", "local", "--device", "cuda:1"], "drop --device"),
+                        (["--cluster", "foo://sched:8786"], "'foo://sched:8786' is not a Dask scheduler address"),
+                        (["--cluster", "lokal"], "'lokal' is not a Dask scheduler address")]:
         result = CliRunner().invoke(main, ["grade", "transpose", solution, *args])
         assert result.exit_code == 2 and words in result.output, result.output
+
+
+def test_judge_worker_with_a_bad_or_unreachable_scheduler_is_a_usage_error():
+    """Not an internal error (exit 3) asking for a bug report: a typo in the address, or a
+    scheduler that does not answer (within Dask's connect timeout, 1 s here)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    for address, words in [("foo://sched:8786", "'foo://sched:8786' is not a Dask scheduler address"),
+                           ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1")]:
+        done = subprocess.run([sys.executable, "-m", "judge", "worker", address, "--interpret", "--jobs", "2"],
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 2 and words in done.stderr, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
 
 
 def test_a_leetgpu_folder_travels_as_its_path_and_unpickles_where_its_checkout_is_not_importable(tmp_path):

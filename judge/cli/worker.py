@@ -30,7 +30,7 @@ def worker_command(scheduler, gpus, interpret, jobs, prefix) -> None:
 
     Runs until Ctrl-C or SIGTERM.  Needs judge[cluster].
     """
-    from judge.grading.cluster import serve_workers, worker_specs
+    from judge.grading.cluster import ClusterError, serve_workers, worker_specs
 
     try:
         import distributed  # noqa: F401
@@ -44,7 +44,10 @@ def worker_command(scheduler, gpus, interpret, jobs, prefix) -> None:
             raise UserError("--jobs is for CPU workers (--interpret); on GPUs there is one worker per GPU")
         specs = worker_specs(_gpus(gpus), 0, host=None, prefix=prefix, silence_logs=None)
     click.echo(f"judge worker: {', '.join(specs)} for {scheduler} (Ctrl-C stops them)")
-    serve_workers(scheduler, specs)
+    try:
+        serve_workers(scheduler, specs)
+    except ClusterError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _gpus(text: str) -> list[int]:

@@ -34,7 +34,7 @@ from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "PRELOAD", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs",
            "grade_task", "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect",
-           "grade_on_cluster", "serve_workers"]
+           "unusable_address", "grade_on_cluster", "serve_workers"]
 
 GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
 PRELOAD = "judge.grading.preload"  # the workers' warm-up (preload.py): Dask takes a preload by module name
@@ -103,7 +103,14 @@ def worker_specs(gpus: list[int] | None, jobs: int, host: str | None = "127.0.0.
     if gpus is None:
         return {f"{prefix}cpu{i}": {**common, "name": f"{prefix}cpu{i}"} for i in range(jobs)}
     return {f"{prefix}gpu{i}": {**common, "name": f"{prefix}gpu{i}", "resources": {GPU_RESOURCE: 1},
-                                "env": {"CUDA_VISIBLE_DEVICES": str(i)}} for i in gpus}
+                                "env": {"CUDA_VISIBLE_DEVICES": _device_id(i)}} for i in gpus}
+
+
+def _device_id(index: int) -> str:
+    """What pins a worker to this process's CUDA device ``index``: under CUDA_VISIBLE_DEVICES
+    (a batch job's GPUs, say 2,3) its entry there (index 0 is GPU 2), else the index itself."""
+    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return visible[index] if index < len(visible) else str(index)
 
 
 def serve_workers(address: str, specs: dict[str, dict]) -> None:
@@ -118,8 +125,14 @@ def serve_workers(address: str, specs: dict[str, dict]) -> None:
         stop = asyncio.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
             asyncio.get_running_loop().add_signal_handler(signum, stop.set)
-        nannies = [Nanny(address, **options) for options in specs.values()]
-        await asyncio.gather(*nannies)
+        nannies = []
+        try:
+            nannies.extend(Nanny(address, **options) for options in specs.values())
+            await asyncio.gather(*nannies)
+        except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: "Nanny failed to start", from its cause
+            await asyncio.gather(*(nanny.close(timeout=10, reason="judge worker failed to start")
+                                   for nanny in nannies), return_exceptions=True)
+            raise ClusterError(unusable_address(address, exc)) from None
         ended = asyncio.ensure_future(asyncio.gather(*(nanny.finished() for nanny in nannies)))
         stopped = asyncio.ensure_future(stop.wait())
         await asyncio.wait([ended, stopped], return_when=asyncio.FIRST_COMPLETED)
@@ -296,7 +309,11 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
             top_up()
             for future in _finished(futures, POLL_S):
                 _take(future, futures, settings, done, refill=top_up)
-    except BaseException:
+    except BaseException as exc:
+        if not isinstance(exc, KeyboardInterrupt) and client.status != "running":
+            # the scheduler is gone (its futures cancelled): nothing to cancel or drain there
+            raise ClusterError(f"lost the Dask scheduler mid-grade ({type(exc).__name__}, the client "
+                               f"{client.status}): the outputs hold what was graded, and --resume carries on") from None
         cancel.set()
         _drain(client, futures, settings, done, drain_s)
         raise
@@ -312,11 +329,11 @@ def slots(client, interpret: bool) -> int:
 
 def _finished(futures: dict, timeout: float) -> list:
     """The futures done within ``timeout`` (at least one, or none when it passed)."""
-    from distributed import wait
+    from distributed import TimeoutError as DaskTimeoutError, wait
 
     try:
         return list(wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED").done)
-    except TimeoutError:
+    except (TimeoutError, DaskTimeoutError):  # asyncio's: not the builtin on Python 3.10
         return []
 
 
@@ -324,14 +341,19 @@ def _take(future, futures: dict, settings: GradeSettings, done, refill: Callable
     """Pass a finished future's record to ``done`` and release it at once: a result
     left in a worker's memory would be computed again (graded twice) if that worker died.
     ``refill`` submits the next task first, so that the freed GPU does not wait while
-    ``done`` writes the outputs (all the records so far, in three formats)."""
-    job = futures.pop(future)
+    ``done`` writes the outputs (all the records so far, in three formats).  An interrupt
+    (Ctrl-C lands wherever the main thread is) loses no finished record: while the result is
+    fetched the future stays in ``futures`` for ``_drain``; once fetched, it is passed on."""
+    job = futures[future]
     record = _outcome(future, job, settings)
+    del futures[future]
     future.release()
-    if refill is not None:
-        refill()
-    if record is not None:
-        done(job.index, record)
+    try:
+        if refill is not None:
+            refill()
+    finally:
+        if record is not None:
+            done(job.index, record)
 
 
 def _drain(client, futures: dict, settings: GradeSettings, done, drain_s: float) -> None:
@@ -362,8 +384,8 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
     try:
         try:
             client = Client(cluster if cluster is not None else address, timeout=CONNECT_S)
-        except (OSError, TimeoutError) as exc:
-            raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ClusterError(unusable_address(address, exc)) from None
         with client:
             if cluster is not None:
                 client.wait_for_workers(len(cluster.worker_spec), timeout=LOCAL_START_S)
@@ -372,6 +394,15 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def unusable_address(address: str, exc: BaseException) -> str:
+    """Why no scheduler could be used at ``address``: a malformed address (Dask's ``ValueError``),
+    or one that does not answer (its ``OSError``, which a nanny wraps in a ``RuntimeError``)."""
+    if isinstance(exc, ValueError):
+        return f"{address!r} is not a Dask scheduler address ({exc}): give one like tcp://host:8786"
+    cause = exc.__cause__ if isinstance(exc, RuntimeError) and exc.__cause__ is not None else exc
+    return f"cannot reach the Dask scheduler at {address}: {cause}"
 
 
 def _start_local(gpus: list[int] | None, jobs: int):

@@ -48,7 +48,28 @@ def main(argv: list[str]) -> int:
             return 3  # the device is unusable after a fault: the judge starts a new worker
 
 
+def die_with_the_judge() -> None:
+    """Linux: the kernel kills this worker when the judge that spawned it dies (kill -9,
+    the out-of-memory killer, a Dask worker of ``judge grade --cluster`` that the
+    submission or a lost host took down, and that Dask replaces): nothing else would
+    stop a solution that never returns, which held its CPU or GPU forever.  Armed here,
+    before the solution loads; a judge that died before this leaves the pipes closed,
+    and the first ``receive`` ends the worker.  Not for a worker the judge server forked:
+    the server, its parent, manages it (judge/server/daemon.py).  Linux sends the signal when
+    the *thread* that spawned the worker ends: so a worker is spawned by the thread that uses
+    it (the main thread, a grade slot's thread, a Dask task's thread), never handed on."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
 if __name__ == "__main__":
+    die_with_the_judge()
     sys.stdout.flush()
     from judge.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (research/profile_run.sh)
 
