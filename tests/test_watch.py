@@ -64,6 +64,23 @@ class Lines:
                 pass
 
 
+def _exit_status(process, lines: "Lines", timeout: float) -> int:
+    """The process's exit status within ``timeout``; if it hangs, fail with what it printed,
+    its signal state and every thread's stack (SIGABRT to its faulthandler): once, in a
+    full parallel run, both watchers outlived their Ctrl-C by 30 s, and nothing said where."""
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        status = (Path("/proc") / str(process.pid) / "status").read_text()
+        signals = [line for line in status.splitlines() if line.startswith(("Sig", "Shd", "State"))]
+        process.send_signal(signal.SIGABRT)
+        process.wait(timeout=10)
+        time.sleep(0.5)
+        while not lines.queue.empty():
+            lines.seen.append(lines.queue.get())
+        pytest.fail(f"no exit {timeout} s after the signal; {signals}\n{''.join(lines.seen)[-6000:]}")
+
+
 @pytest.mark.parametrize("backend", ["polling", "watchfiles"])
 def test_a_save_is_judged_again_and_ctrl_c_leaves_no_process(tmp_path, backend):
     if backend == "watchfiles" and not have_watchfiles():
@@ -73,6 +90,7 @@ def test_a_save_is_judged_again_and_ctrl_c_leaves_no_process(tmp_path, backend):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     args = [sys.executable, "-m", "judge", "watch", str(SPECS / "tiny_transpose.yaml"), str(solution),
             "--interpret", "--seed", "3", "--no-history"] + (["--poll"] if backend == "polling" else [])
+    env["PYTHONFAULTHANDLER"] = "1"  # a watcher that hangs is asked for its threads' stacks (_exit_status)
     watch = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         lines = Lines(watch.stdout)
@@ -86,7 +104,7 @@ def test_a_save_is_judged_again_and_ctrl_c_leaves_no_process(tmp_path, backend):
         workers = _descendants(watch.pid)
         assert workers, "the next judgement's worker is spawned in advance"
         watch.send_signal(signal.SIGINT)
-        assert watch.wait(timeout=30) == 130
+        assert _exit_status(watch, lines, 30) == 130
         assert not [pid for pid in workers if _alive(pid)]
     finally:
         if watch.poll() is None:
