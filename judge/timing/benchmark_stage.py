@@ -208,16 +208,12 @@ def _floor_ms(peaks: dict) -> float | None:
 def _time_baseline(runner, cases: list, peaks: dict) -> None:
     """Rates and % of peak for every case, and the torch baseline (cached per device)."""
     spec, result = runner.spec, runner.result
-    missing = []
+    wanted = []
     for entry, case in zip(result.benchmarks, cases):
         entry["bytes"], entry["flops"] = case_cost(spec, case)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
-        key = baseline_key(result.environment, spec, case.params, runner.options.bench_budget_s)
-        cached = None if runner.options.remeasure_peaks else cached_baseline(key)
-        if cached:
-            _add_torch(entry, dict(cached, cached=True))
-        else:
-            missing.append((entry, case, key))
+        wanted.append((entry, case, baseline_key(result.environment, spec, case.params, runner.options.bench_budget_s)))
+    missing = _still_missing(wanted, runner.options.remeasure_peaks)
     if not missing:
         return
     with cache_lock(_baseline_lock(spec)):  # one process of this host times a challenge's baseline at a time
@@ -231,9 +227,9 @@ def _baseline_lock(spec) -> str:
 
 
 def _still_missing(missing: list, remeasure: bool) -> list:
-    """The (entry, case, key) that are still not cached, the others filled from the cache:
-    another process of this host (a Dask worker grading the same challenge on the next
-    GPU) may have timed them while this one was judging, or while it waited for the lock."""
+    """The (entry, case, key) that are not cached, the others filled from the cache.  Asked
+    again under the lock: another process of this host (a Dask worker grading the same
+    challenge on the next GPU) may have timed them while this one waited for it."""
     if remeasure:
         return missing
     left = []
