@@ -109,8 +109,13 @@ def worker_specs(gpus: list[int] | None, jobs: int, host: str | None = "127.0.0.
 def _device_id(index: int) -> str:
     """What pins a worker to this process's CUDA device ``index``: under CUDA_VISIBLE_DEVICES
     (a batch job's GPUs, say 2,3) its entry there (index 0 is GPU 2), else the index itself."""
-    visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    visible = _visible_devices()
     return visible[index] if index < len(visible) else str(index)
+
+
+def _visible_devices() -> list[str]:
+    """The entries of CUDA_VISIBLE_DEVICES (indices, UUIDs or MIG ids), or none where it is unset."""
+    return [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
 
 
 def serve_workers(address: str, specs: dict[str, dict]) -> None:
@@ -240,8 +245,8 @@ def _worker_name() -> str:
 
 def _pinned_gpu() -> int:
     """The physical index of the worker's GPU where CUDA_VISIBLE_DEVICES pins one, else 0 (cuda:0)."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")
-    return int(visible[0]) if len(visible) == 1 and visible[0].strip().isdigit() else 0
+    visible = _visible_devices()
+    return int(visible[0]) if len(visible) == 1 and visible[0].isdigit() else 0
 
 
 # -- records the driver makes for tasks that did not judge ----------------------------
