@@ -91,13 +91,30 @@ def plan_entries(challenge, files, manifest, directory) -> list[Entry]:
     search = current_search_path()  # judge --challenges-dir DIR, $JUDGE_CHALLENGES_PATH, built-ins
     try:
         if manifest:
-            return _manifest_plan(manifest, search)
+            return snapshot_entries(_manifest_plan(manifest, search), str(Path(manifest).parent))
         resolver = ChallengeResolver(search=search)
         if directory:
-            return _directory_plan(directory, resolver)
-        return _files_plan(challenge, files, resolver)
+            return snapshot_entries(_directory_plan(directory, resolver), directory)
+        return snapshot_entries(_files_plan(challenge, files, resolver), None)
     except ChallengeConflict as exc:
         raise UserError(str(exc)) from None
+
+
+def snapshot_entries(entries: list[Entry], root: str | None) -> list[Entry]:
+    """Every entry's files read now, before any is graded (grading/snapshot.py); a link or a file
+    outside ``root`` becomes the entry's problem (invalid_submission)."""
+    from dataclasses import replace
+
+    from judge.grading import snapshot
+
+    taken = []
+    for entry in entries:
+        if entry.problem:
+            taken.append(entry)
+            continue
+        copy, problem = snapshot.take(entry.path, root)
+        taken.append(replace(entry, snapshot=copy, problem=problem))
+    return taken
 
 
 def load_specs(entries: list[Entry]) -> dict:

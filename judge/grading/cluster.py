@@ -81,8 +81,9 @@ def make_jobs(todo: list[int], entries: list[Entry], specs: dict, keys: list) ->
 
 def _job(index: int, entry: Entry, spec, key: str | None) -> Job:
     folder = str(Path(entry.spec_path).resolve()) if getattr(spec, "shipped", False) else None
-    return Job(index, entry, None if folder else spec, key, str(Path(entry.path).resolve()),
-               hashlib.sha256(Path(entry.path).read_bytes()).hexdigest(), folder=folder)
+    digest = entry.snapshot.sha256 if entry.snapshot is not None else \
+        hashlib.sha256(Path(entry.path).read_bytes()).hexdigest()
+    return Job(index, entry, None if folder else spec, key, str(Path(entry.path).resolve()), digest, folder=folder)
 
 
 def task_key(index: int, run_id: str) -> str:
@@ -219,6 +220,8 @@ def _worker_problem(job: Job, settings: GradeSettings) -> str:
     where = f"Dask worker {_worker_name()} on {node()}"
     if job.judge_version != __version__:
         return f"{where} runs judge {__version__}, the grade judge {job.judge_version}: install the same version"
+    if job.entry.snapshot is not None:  # the task carries the submission's bytes: no shared filesystem needed
+        return _gpu_problem(where, settings)
     try:
         same = hashlib.sha256(Path(job.path).read_bytes()).hexdigest() == job.digest
     except OSError as exc:
@@ -226,6 +229,10 @@ def _worker_problem(job: Job, settings: GradeSettings) -> str:
                 "submissions at the same path as the driver (a shared filesystem)")
     if not same:
         return f"{where} reads other bytes at {job.path} than the driver: workers need the same files"
+    return _gpu_problem(where, settings)
+
+
+def _gpu_problem(where: str, settings: GradeSettings) -> str:
     if not settings.interpret:
         import torch
 

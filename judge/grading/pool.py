@@ -6,14 +6,15 @@ pool of threads, one per GPU slot, with cancellation on Ctrl-C.
 from __future__ import annotations
 
 import queue
-import sys
+import tempfile
 import threading
 import time
 from contextlib import suppress
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import Callable
 
-from judge.grading.records import GradeSettings, problem_record, public_record
+from judge.grading.records import GradeSettings, problem_record, public_record, relocate
 from judge.grading.submissions import Entry
 from judge.judging.verdict import Verdict
 
@@ -26,14 +27,11 @@ class Cancelled(BaseException):
 
 
 def make_undumpable() -> None:
-    """Make this process non-dumpable (Linux), so that a submission running as the
-    same non-root user cannot read its memory or /proc/<pid>/environ, where the
-    secret seed is.  Its children become dumpable again when they exec."""
-    if sys.platform.startswith("linux"):
-        with suppress(OSError, AttributeError):
-            import ctypes
+    """Make this process non-dumpable (worker/sandbox.py's set_dumpable): a grade's
+    own processes, the Dask workers', keep the secret seed."""
+    from judge.worker.sandbox import set_dumpable
 
-            ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+    set_dumpable(False)
 
 
 def _cancel_events(cancel):
@@ -102,8 +100,12 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
 
     # On a Dask worker ``cancel`` is asked from the task's own thread only (cluster.ClusterCancel).
     watcher = _StopOnCancel(cancel) if isinstance(cancel, threading.Event) else None
+    private = tempfile.TemporaryDirectory(prefix="judge-submission-") if entry.snapshot is not None else None
     try:
-        run = judge_solution(spec, entry.path, settings.options(device), events).as_dict()
+        path = str(entry.snapshot.write(Path(private.name))) if private is not None else entry.path
+        run = judge_solution(spec, path, settings.options(device), events).as_dict()
+        if private is not None:
+            run = relocate(run, private.name, str(Path(entry.path).parent))
     except ReferenceError_ as exc:  # the organiser's spec is broken: not the submission's verdict
         run = {"verdict": Verdict.INVALID_SUBMISSION.value, "challenge": spec.name, "solution": entry.path,
                "message": f"the challenge's reference failed (a spec error, not this submission's): {exc}",
@@ -115,6 +117,9 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
     finally:
         if watcher is not None:
             watcher.stop()
+        if private is not None:
+            with suppress(OSError):
+                private.cleanup()
     if watcher is not None and watcher.fired:  # its workers were killed: a crash of our making, no verdict
         raise Cancelled
     return public_record(entry, key, run, settings, time.perf_counter() - started, device)

@@ -65,7 +65,7 @@ class GradeSettings:
 
         return Options(seed=combine_seed(self.public_seed, self.secret), interpret=self.interpret,
                        device=device, timeout=self.timeout, compile_timeout=self.compile_timeout,
-                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s)
+                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s, untrusted=True)
 
     def key_fields(self) -> dict:
         """The settings a resume key depends on, fit to print (the secret only as used or not)."""
@@ -100,7 +100,8 @@ def resume_key(entry: Entry, settings: GradeSettings) -> str | None:
     if entry.problem or entry.spec_path is None:
         return None
     spec_file, variant = split_variant(entry.spec_path)
-    material = {"solution": _file_digest(entry.path), "spec": _file_digest(spec_file), "variant": variant,
+    solution = entry.snapshot.sha256 if entry.snapshot is not None else _file_digest(entry.path)
+    material = {"solution": solution, "spec": _file_digest(spec_file), "variant": variant,
                 "settings": settings.key_fields(), "secret": _secret_fingerprint(settings.secret)}
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
@@ -109,17 +110,31 @@ def redact(value, secrets: list[str]):
     """``value`` with every secret string replaced by ``<secret>``, recursively.
 
     Seeds are only redacted as whole numbers, so ``rows=123`` stays readable."""
-    if isinstance(value, str):
+    def hide(text: str) -> str:
         for secret in secrets:
             if secret.isdigit():
-                value = re.sub(rf"(?<!\d){secret}(?!\d)", "<secret>", value)
+                text = re.sub(rf"(?<!\d){secret}(?!\d)", "<secret>", text)
             else:
-                value = value.replace(secret, "<secret>")
-        return value
+                text = text.replace(secret, "<secret>")
+        return text
+
+    return map_strings(value, hide)
+
+
+def relocate(value, old: str, new: str):
+    """``value`` with the folder ``old`` written as ``new`` in every string: the private copy a
+    submission was judged from (grading/snapshot.py), shown in tracebacks as where it came from."""
+    return map_strings(value, lambda text: text.replace(old, new))
+
+
+def map_strings(value, change):
+    """``value`` (JSON-like) with ``change`` applied to every string in it, recursively."""
+    if isinstance(value, str):
+        return change(value)
     if isinstance(value, dict):
-        return {k: redact(v, secrets) for k, v in value.items()}
+        return {k: map_strings(v, change) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact(v, secrets) for v in value]
+        return [map_strings(v, change) for v in value]
     return value
 
 
@@ -145,7 +160,9 @@ def public_record(entry: Entry, key: str | None, run: dict, settings: GradeSetti
     """A run's ``as_dict`` made fit for public output: the public seed in place
     of the one the run used, and the secret and that seed redacted everywhere."""
     record = {**_base_record(entry, key), **run, "challenge": entry.challenge,
-              "spec": run.get("challenge"), "file": entry.path}
+              "spec": run.get("challenge"), "file": entry.path, "solution": entry.path}
+    if entry.snapshot is not None:  # what was judged: the bytes read before the grade began
+        record["sha256"] = entry.snapshot.sha256
     record.update(seed=settings.public_seed, secret_seed=bool(settings.secret), wall_s=round(wall_s, 3),
                   graded_at=_now(), gpu=_gpu_index(device))
     if not settings.secret:

@@ -33,6 +33,7 @@ class Entry:
     path: str  # the solution file
     spec_path: str | None = None  # the resolved spec; None when the challenge is unknown
     problem: str = ""  # why it cannot be judged; graded as invalid_submission
+    snapshot: object = None  # its bytes as read before grading began (grading/snapshot.py); judged from these
 
 
 class ManifestError(ValueError):
