@@ -33,7 +33,9 @@ from conftest import ROOT, SOLUTIONS, SPECS  # noqa: E402
 SECRET = "cluster-s3cr3t-77"
 SEED = 5
 NORMAL = {"alice": "transpose_ok.py", "bob": "transpose_wrong_value.py", "carol": "transpose_crash.py"}
-# Kills its parent, the Dask worker grading it (the judge's own worker process is its child).
+# Kills its parent, the Dask worker grading it (the judge's own worker process is its child).  The
+# sandbox forbids that (test_cheats.py); the grade that runs it turns the sandbox off, to stand for a
+# Dask worker lost some other way (the out-of-memory killer, a lost host).
 KILLS_ITS_WORKER = """
 import os, signal
 
@@ -52,8 +54,9 @@ def _folder(base: Path, killer: bool) -> Path:
     return base
 
 
-def _grade(args: list, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "JUDGE_SECRET_SEED": SECRET, "PYTHONPATH": str(ROOT), "JUDGE_CHALLENGES_PATH": str(SPECS)}
+def _grade(args: list, cwd: Path, **extra_env) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JUDGE_SECRET_SEED": SECRET, "PYTHONPATH": str(ROOT), "JUDGE_CHALLENGES_PATH": str(SPECS),
+           **extra_env}
     return subprocess.run([sys.executable, "-m", "judge", "grade", "--seed", str(SEED), "--timeout", "5", *args],
                           capture_output=True, text=True, env=env, timeout=300, cwd=cwd)
 
@@ -70,7 +73,7 @@ def test_a_local_cluster_grades_as_serially_survives_a_killed_worker_and_keeps_t
     ``--cluster local --jobs 2``, both with a secret seed."""
     serial = _grade(["--dir", str(_folder(tmp_path / "serial", False)), "--json", "s.json"], tmp_path)
     on_cluster = _grade(["--dir", str(_folder(tmp_path / "subs", True)), "--cluster", "local", "--jobs", "2",
-                         "--json", "c.json", "--junit", "c.xml"], tmp_path)
+                         "--json", "c.json", "--junit", "c.xml"], tmp_path, JUDGE_SANDBOX="0")
     s_doc, c_doc = (json.loads((tmp_path / name).read_text()) for name in ("s.json", "c.json"))
     # the same verdicts, cases and sizes as the serial grade
     expected = _outcomes(s_doc)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from judge.challenge.spec_model import Init, Scalar, Tensor
-from judge.challenge.tensors import TORCH_DTYPES, from_bytes, poison_, to_bytes
+from judge.challenge.tensors import TORCH_DTYPES, from_bytes, placed, poison_, to_bytes
 
 __all__ = ["ShippedSignature", "signature_message", "signature_from_message", "input_payload",
            "arguments_from_payload", "fresh_arguments", "request_payload"]
@@ -80,8 +80,9 @@ def request_payload(case) -> tuple[dict, list]:
     return {"inputs": metas}, blobs
 
 
-def arguments_from_payload(parameters, metas: list, blobs: list, device: str) -> list:
-    """solve()'s arguments in order, on ``device``: shipped values, outputs poisoned."""
+def arguments_from_payload(parameters, metas: list, blobs: list, device: str, alloc=None) -> list:
+    """solve()'s arguments in order, on ``device``: shipped values, outputs poisoned
+    (``alloc(shape, dtype)``: where each tensor is made, as in tensors.make_arguments)."""
     if not isinstance(metas, list) or len(metas) != len(parameters):
         raise ValueError("shipped inputs do not match the signature")
     args = []
@@ -91,22 +92,23 @@ def arguments_from_payload(parameters, metas: list, blobs: list, device: str) ->
             continue
         shape = tuple(int(d) for d in meta["shape"])
         if p.role == "out":
-            args.append(poison_(torch.empty(shape, dtype=_dtype(p), device=device)))
+            args.append(poison_(alloc(shape, _dtype(p)) if alloc else torch.empty(shape, dtype=_dtype(p), device=device)))
         else:  # a copy: the pipe's buffer is not the worker's to keep
-            args.append(from_bytes(blobs[int(meta["blob"])], p.dtype, shape).to(device, copy=True))
+            values = from_bytes(blobs[int(meta["blob"])], p.dtype, shape)
+            args.append(placed(values, alloc) if alloc else values.to(device, copy=True))
     return args
 
 
-def fresh_arguments(parameters, template: list) -> list:
+def fresh_arguments(parameters, template: list, alloc=None) -> list:
     """A call's own copy of the template: inputs cloned, outputs poisoned (timed calls re-use the inputs)."""
     args = []
     for p, value in zip(parameters, template):
         if isinstance(p, Scalar):
             args.append(value)
         elif p.role == "out":
-            args.append(poison_(torch.empty_like(value)))
+            args.append(poison_(alloc(tuple(value.shape), value.dtype) if alloc else torch.empty_like(value)))
         else:
-            args.append(value.clone())
+            args.append(placed(value, alloc) if alloc else value.clone())
     return args
 
 

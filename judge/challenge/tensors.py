@@ -12,7 +12,7 @@ import torch
 
 from judge.challenge.spec import Init, Scalar, Spec, Tensor
 
-__all__ = ["make_arguments", "poison_value", "poison_", "raw_bytes", "to_bytes", "from_bytes", "TORCH_DTYPES"]
+__all__ = ["make_arguments", "placed", "poison_value", "poison_", "raw_bytes", "to_bytes", "from_bytes", "TORCH_DTYPES"]
 
 TORCH_DTYPES = {
     "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -50,11 +50,13 @@ def _draw(init: Init, shape: tuple, dtype: torch.dtype, gen: torch.Generator, de
     return values.to(dtype)
 
 
-def make_arguments(spec: Spec, params: dict, seed: int, device) -> list:
+def make_arguments(spec: Spec, params: dict, seed: int, device, alloc=None) -> list:
     """solve()'s arguments in order: inputs drawn from ``seed``, outputs poisoned.
 
     Tensors are drawn in parameter order from one generator on ``device``, so
     the same (spec, params, seed, device type) always gives the same values.
+    ``alloc(shape, dtype)`` makes each tensor (the worker's guarded allocations,
+    judge/worker/guarded.py); the drawn values are copied in, bit for bit.
     """
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
@@ -65,10 +67,17 @@ def make_arguments(spec: Spec, params: dict, seed: int, device) -> list:
             continue
         shape, dtype = spec.shape_of(p, params), TORCH_DTYPES[p.dtype]
         if p.role == "out":
-            args.append(poison_(torch.empty(shape, dtype=dtype, device=device)))
+            args.append(poison_(alloc(shape, dtype) if alloc else torch.empty(shape, dtype=dtype, device=device)))
         else:
-            args.append(_draw(p.init, shape, dtype, gen, device))
+            args.append(placed(_draw(p.init, shape, dtype, gen, device), alloc))
     return args
+
+
+def placed(values: torch.Tensor, alloc=None) -> torch.Tensor:
+    """``values`` copied into a tensor from ``alloc(shape, dtype)``; ``values`` itself without one."""
+    if alloc is None:
+        return values
+    return alloc(tuple(values.shape), values.dtype).copy_(values)
 
 
 def raw_bytes(tensor: torch.Tensor) -> torch.Tensor:

@@ -34,8 +34,10 @@ def entry(args: list[str] | None = None) -> None:
     """
     from judge.bytecode import keep_bytecode
     from judge.profiling import profiled
+    from judge.worker.sandbox import set_dumpable
 
     keep_bytecode()  # before torch is imported: where Python may not write bytecode, a thousand modules compile
+    set_dumpable(False)  # no solution's process can open this one's /proc/<pid>/fd, mem or environ (docs/security.md)
     _terminate_cleanly()
     code = profiled("judge", _run_main, args)
     if code is not None and not isinstance(code, int):  # sys.exit("message"), as Python prints it

@@ -16,7 +16,7 @@ from judge.judging.checks import Mismatch, compare_input, compare_output
 from judge.challenge.spec import Spec, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
-__all__ = ["Reference", "ReferenceError_", "BadReply", "decode_reply"]
+__all__ = ["Reference", "ReferenceError_", "BadReply", "JudgeOutOfMemory", "decode_reply"]
 
 
 class ReferenceError_(RuntimeError):
@@ -25,6 +25,16 @@ class ReferenceError_(RuntimeError):
 
 class BadReply(ValueError):
     """The worker's reply does not hold the tensors the spec says it must."""
+
+
+class JudgeOutOfMemory(RuntimeError):
+    """The judge's own check ran out of GPU memory: the solution's process (or another) holds it."""
+
+    def __init__(self):
+        super().__init__(
+            "the judge ran out of GPU memory while checking this call: the solution's process holds more of the "
+            "GPU than the worker's share (a solution may not raise it), or another process does; the solution's "
+            "process was stopped")
 
 
 class Reference:
@@ -95,7 +105,10 @@ class Reference:
         return decode_reply(self.expected_tensors(params, outputs_only), header, blobs)
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        """Every tensor in ``got`` (from ``decode``) against the judge's own values."""
+        """Every tensor in ``got`` (from ``decode``) against the judge's own values (``within_memory``)."""
+        return within_memory(self._check, params, seed, got)
+
+    def _check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
         args = make_arguments(self.spec, params, seed, self.device)
         expected = self.expected(args)
         scale = self.scale(args) if self.spec.tolerance.kind == "summation" else {}
@@ -113,6 +126,15 @@ class Reference:
                 results.append(compare_output(p.name, returned, expected[p.name], self.spec.tolerance,
                                               scale.get(p.name), poison))
         return results
+
+
+def within_memory(check, *args):
+    """``check(*args)``, with the GPU running out of memory as ``JudgeOutOfMemory`` (what it took freed)."""
+    try:
+        return check(*args)
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.empty_cache()
+        raise JudgeOutOfMemory() from None
 
 
 def decode_reply(expected: list[tuple[str, str, tuple]], header: dict, blobs: list) -> dict[str, torch.Tensor]:

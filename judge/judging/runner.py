@@ -17,7 +17,7 @@ import torch
 
 from judge import __version__
 from judge.challenge.cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
-from judge.judging.reference import BadReply, Reference, ReferenceError_
+from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
@@ -51,6 +51,7 @@ class Options:
     worker_env: dict = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
     cpu_elements: int = CPU_ELEMENT_BUDGET  # CPU mode, LeetGPU folders: larger functional tests are skipped
+    untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -222,6 +223,7 @@ class Runner:
         self.measure_peaks_first()
         try:
             self.worker.start(self.options.compile_timeout)
+            self.note_protections(getattr(self.worker, "protections", {}))
             return True
         except SubmissionInvalid as exc:
             self.result.verdict, self.result.message = Verdict.INVALID_SUBMISSION, str(exc)
@@ -234,6 +236,21 @@ class Runner:
         self.worker.stop()
         self.worker = None
         return False
+
+    def note_protections(self, applied: dict) -> None:
+        """The run's protections (``environment.protections``: the worker's sandbox layers as it applied
+        them, and the judge's own) and a note for each layer that is off (docs/security.md)."""
+        from judge.worker.sandbox import OPT_OUT_ENV
+
+        layers = {name: str(applied.get(name, "off: the worker did not say")) for name in ("landlock", "seccomp")}
+        self.result.environment["protections"] = {
+            **layers, "guard_zones": "on", "argument_seal": "on", "environment": "allow-listed",
+            "judge_undumpable": judge_undumpable()}
+        off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items() if state.startswith("off")]
+        if off:
+            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): a solution could read "
+                                     f"or write files outside its folder or reach the judge; {OPT_OUT_ENV}=0 turns "
+                                     "it off on purpose (docs/security.md)")
 
     def measure_peaks_first(self) -> None:
         """On a GPU whose peaks are not cached (a fresh machine), measure them now, while the
@@ -269,7 +286,7 @@ class Runner:
 
     def new_worker(self, solution: str | None = None) -> Worker:
         return Worker(solution or self.solution, self.spec, self.device, self.interpret,
-                      self.options.worker_env, self.options.limits)
+                      self.options.worker_env, self.options.limits, self.options.untrusted)
 
     def ensure_worker(self) -> None:
         if self.worker is None or not self.worker.alive:
@@ -350,6 +367,9 @@ class Runner:
             problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
         except BadReply as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}")
+        except JudgeOutOfMemory as exc:
+            self.stop_worker_for_memory()
+            return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if problems:
             message = " | ".join(p.message() for p in problems)
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
@@ -372,6 +392,14 @@ class Runner:
         """Every tensor of a call's reply against the judge's own values (raises BadReply)."""
         got = self.reference.decode(case.params, header, blobs, outputs_only=False)
         return self.reference.check(case.params, seed, got)
+
+    def stop_worker_for_memory(self) -> None:
+        """Stop the worker, whose GPU memory the judge needs, and count it as a death (a fresh one follows)."""
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker, self.worker_deaths = None, self.worker_deaths + 1
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
     def failed(self, case: Case, verdict: Verdict, message: str) -> CaseResult:
         """A failed call: add what the solution printed, and replace a dead worker."""
@@ -441,6 +469,16 @@ class Runner:
         if first is None:
             return self.result.message
         return f"{first.verdict.value} on {first.name} ({describe(first.params)}): {headline(first.message)}"
+
+
+def judge_undumpable() -> bool:
+    """Whether this process is non-dumpable (the CLI makes it so: worker/sandbox.set_dumpable)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
+    except (OSError, AttributeError):
+        return False
 
 
 def _verdict_of(header: dict) -> Verdict:

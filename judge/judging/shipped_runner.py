@@ -21,7 +21,7 @@ from judge.challenge.shipped import input_payload
 from judge.challenge.spec import Tensor
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output
-from judge.judging.reference import decode_reply
+from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.timing.seeds import case_seed
 
@@ -76,7 +76,7 @@ class ShippedReference:
         return decode_reply(self.tensors_of(self.benchmark, outputs_only), header, blobs)
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        return self.check_case(self.benchmark, got)
+        return within_memory(self.check_case, self.benchmark, got)
 
 
 class ShippedRunner(Runner):
@@ -109,7 +109,7 @@ class ShippedRunner(Runner):
 
     def check_reply(self, case: ShippedCase, seed: int, header: dict, blobs: list) -> list:
         got = decode_reply(self.reference.tensors_of(case, outputs_only=False), header, blobs)
-        return self.reference.check_case(case, got)
+        return within_memory(self.reference.check_case, case, got)
 
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a LeetGPU test's tensors come from its generator, not from sizes the judge can shrink."""

@@ -497,13 +497,9 @@ def _signal_group(pid: int, signum: int) -> None:
 
 
 def _set_dumpable(dumpable: bool) -> None:
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
+    from judge.worker.sandbox import set_dumpable
 
-            ctypes.CDLL(None, use_errno=True).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
-        except (OSError, AttributeError):
-            pass
+    set_dumpable(dumpable)
 
 
 def _same_user(conn: socket.socket) -> bool:
@@ -553,7 +549,8 @@ def _leave_server(server: Server, become: Become) -> None:
 
     kind, request, fds, mask = become.kind, become.request, become.fds, become.mask
     os.setpgid(0, 0)
-    _set_dumpable(True)  # as a spawned process is (the judge's watchdog reads a worker's /proc entries)
+    if kind != "command":  # a command is a judge: it stays non-dumpable, as the server is (sandbox.set_dumpable)
+        _set_dumpable(True)  # a worker as a spawned process is (the judge's watchdog reads its /proc entries)
     server.forget()
     del server, become
     gc.collect()

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from judge.challenge.shipped import request_payload
-from judge.judging.reference import BadReply
+from judge.judging.reference import BadReply, JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.timing.audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits, unheld_guard_note
@@ -82,7 +82,11 @@ def _verified_call(runner, case, header: dict, blobs: list, case_seed: int, prob
         got = runner.reference.decode(case.params, header, blobs, outputs_only=True)
     except BadReply as exc:
         raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
-    bad = [m for m in runner.reference.check(case.params, timed_seed(case_seed, index), got) if not m.ok]
+    try:
+        bad = [m for m in runner.reference.check(case.params, timed_seed(case_seed, index), got) if not m.ok]
+    except JudgeOutOfMemory as exc:
+        runner.stop_worker_for_memory()
+        raise BenchFailure(Verdict.RUNTIME_ERROR, str(exc)) from None
     if bad and not problems:
         problems.append(f"timed call {index}: " + " | ".join(m.message() for m in bad))
     return index

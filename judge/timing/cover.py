@@ -30,7 +30,7 @@ import triton.language as tl
 
 from judge.timing.fills import WORD, Fill, fill_table
 
-__all__ = ["Cover", "Prepared", "THREADS", "programs_per_sm", "fills_sm"]
+__all__ = ["Cover", "Prepared", "THREADS", "programs_per_sm", "fills_sm", "precompile"]
 
 # Bound when the worker imports this, before the solution: a solution that patches torch does not reach them.
 _empty, _zeros, _tensor = torch.empty, torch.zeros, torch.tensor
@@ -106,6 +106,16 @@ def _write_row(dst, src, count, param, pid, programs, WORDS: tl.constexpr, PERIO
         else:
             values = tl.load(src + offsets * param, mask=inside)
         tl.store(dst + offsets, values, mask=inside)
+
+
+def precompile(device) -> None:
+    """Compile the kernel now, on an empty table.  The worker does this before the solution loads,
+    while Triton's cache is the judge's own (judge/worker/client.py): the binary that later guards
+    the timed calls is never one a solution could have written into a cache."""
+    empty = _tensor(SLOTS, dtype=torch.int64, device=device)
+    starts = _zeros(1, dtype=torch.int64, device=device)
+    _cover_kernel[(1,)](empty, 0, 0, 0, starts, WORDS=WORDS, SPIN=True, num_warps=THREADS // 32,
+                        maxnreg=MAX_REGISTERS)
 
 
 @dataclass

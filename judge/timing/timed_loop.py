@@ -82,6 +82,7 @@ def run(session, header: dict) -> None:
             audits.append([host_ms, call.event_ms, tail_ms])
         else:
             call = timed_call(session, args, guard)
+        session.check_call()  # arguments re-pointed or guard zones written: a runtime error (guarded.py)
         kept = not guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
         if kept:
             exposed["kept"] += call.exposed  # the guard is at its cap: the sample stays, counted
@@ -125,6 +126,7 @@ def warmup(session, params: dict, case_seed: int) -> list[float]:
     while calls < WARMUP_MIN_CALLS or gpu_ms < WARMUP_MIN_MS:
         args = session.arguments(params, warmup_seed(case_seed, calls))
         gpu_ms += session.timed_call(args)
+        session.check_call()
         if calls:  # the first call compiles
             host_us.append(session.last_call_host_s * 1e6)
         calls += 1

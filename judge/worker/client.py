@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from judge.bytecode import worker_bytecode_env
-from judge.worker import protocol
+from judge.worker import protocol, sandbox
 from judge.worker.area import AreaError, JudgeArea, span
 from judge.worker.deadline import CallDeadline
 from judge.worker.limits import Limits, MemoryWatchdog
@@ -23,6 +23,27 @@ __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spa
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 OUTPUT_TAIL_BYTES = 4000
+
+
+def judge_triton_cache() -> str:
+    """Triton's cache of the judge's own kernels (the launch guard's, the warm-up's): workers compile them
+    before the solution loads, and no solution may write there (docs/security.md)."""
+    from judge.timing.peaks import cache_dir
+
+    path = cache_dir() / "triton-judge"
+    path.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+def solution_triton_cache(private: str | None = None) -> str:
+    """Where a solution's kernels compile: ``private`` (a grade's worker's own folder), else the user's
+    $TRITON_CACHE_DIR or Triton's default, as before the judge had a cache of its own kernels."""
+    if private is not None:
+        return private
+    path = Path(os.environ.get("TRITON_CACHE_DIR") or Path(os.environ.get("TRITON_HOME") or Path.home())
+                / ".triton" / "cache")
+    path.mkdir(parents=True, exist_ok=True)
+    return str(path)
 
 
 class WorkerCrashed(RuntimeError):
@@ -93,19 +114,25 @@ class Worker:
     """One spawned worker process for one solution file."""
 
     def __init__(self, solution: str, spec, device: str, interpret: bool,
-                 extra_env: dict | None = None, limits: Limits | None = None):
+                 extra_env: dict | None = None, limits: Limits | None = None, untrusted: bool = False):
+        """``untrusted`` (``judge grade``): the strict sandbox (no folder of $PYTHONPATH) and a Triton
+        cache of this worker's own, so no submission's kernels reach another's."""
         self.solution, self.spec = str(Path(solution).resolve()), spec
         self.device, self.interpret = device, interpret
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
+        self.untrusted = untrusted
+        self.protections: dict = {}  # the sandbox's layers as the worker applied them (its ready message)
         self.watchdog: MemoryWatchdog | None = None
         self.max_blob = protocol.MAX_BLOB
+        self.max_blobs, self.max_total = 0, 0  # what the next replies may hold (expect_reply)
         self.area: JudgeArea | None = None  # shared memory for replies' bytes (area.py)
         self._area_owed = False  # the last reply used the area: say area_free before the next message
         self._initialized = False  # spawned but never started: still importing, it cannot hear "exit"
         self.process = None  # subprocess.Popen, or forked.ForkedProcess in a command the server runs
         self.workdir: tempfile.TemporaryDirectory | None = None
         self.output_path: Path | None = None
+        self._output_fd: int | None = None  # the capture file, held open from spawn (output_tail)
         self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
 
     # -- life cycle ------------------------------------------------------------
@@ -117,11 +144,35 @@ class Worker:
         self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
                     "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
-                    "output_bytes": self.limits.output_bytes})
+                    "output_bytes": self.limits.output_bytes,
+                    "solution_env": self._solution_env(), "sandbox": self._policy()})
         header, _ = self._receive(timeout, "loading the solution")
         if not header.get("ok"):
             self.stop()
             raise SubmissionInvalid(header.get("message", "the solution could not be loaded"))
+        self.protections = header.get("protections") if isinstance(header.get("protections"), dict) else {}
+
+    def _scratch(self, name: str) -> str:
+        path = Path(self.workdir.name) / name
+        path.mkdir(exist_ok=True)
+        return str(path)
+
+    def _solution_env(self) -> dict:
+        """The variables the worker sets just before the solution loads (session.confine): its
+        kernels compile into a cache of their own, not the one the judge's kernels came from."""
+        return {"TRITON_CACHE_DIR": solution_triton_cache(self._scratch("triton") if self.untrusted else None),
+                "TMPDIR": self._scratch("tmp")}
+
+    def _policy(self) -> dict | None:
+        """The sandbox's policy as sent to the worker (worker/sandbox.py); None with JUDGE_SANDBOX=0."""
+        from judge.timing.peaks import cache_dir
+
+        if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
+            return None
+        readable = [judge_triton_cache(), str(cache_dir() / "pycache")]
+        writable = [self._solution_env()["TRITON_CACHE_DIR"]]
+        return sandbox.policy_for(str(Path(self.solution).parent), self.workdir.name, tuple(writable),
+                                  tuple(readable), strict=self.untrusted, hidden=(_PACKAGE_ROOT,)).as_message()
 
     def spawn(self) -> None:
         """Start the process.  It imports torch at once (seconds) and then waits for
@@ -136,6 +187,9 @@ class Worker:
         fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
         try:
             with open(self.output_path, "wb") as output:
+                # Read through this descriptor only: the solution may replace the path (a folder, a
+                # link to another file), never the file the judge opened.
+                self._output_fd = os.open(self.output_path, os.O_RDONLY | os.O_CLOEXEC)
                 self.process = self._start_process(list(fds), output)
         finally:  # the child has its copies; on failure the judge keeps none
             os.close(request_r)
@@ -175,9 +229,13 @@ class Worker:
         return self.solution, self.interpret, self.limits, sorted(self.extra_env.items())
 
     def _environment(self) -> dict:
-        env = dict(os.environ)
+        """What the worker's process starts with: the allowed variables only (sandbox.allowed_environment),
+        the judge's package first on its path, and until the solution loads, Triton's cache of the
+        judge's own kernels (the launch guard's, the warm-up's) that no solution can write to."""
+        env = sandbox.allowed_environment(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env = worker_bytecode_env(env)  # the judge's bytecode cache; none beside the user's files (session.py)
+        env["TRITON_CACHE_DIR"] = judge_triton_cache()
         if self.interpret:
             env["TRITON_INTERPRET"] = "1"
             env.pop("JUDGE_WORKER_WARM_DEVICE", None)
@@ -209,6 +267,9 @@ class Worker:
                 except OSError:
                     pass
             self.process = None
+            if self._output_fd is not None:
+                os.close(self._output_fd)
+                self._output_fd = None
             with _LIVE_LOCK:
                 _LIVE.get(self._owner, set()).discard(self)
                 if not _LIVE.get(self._owner, True):
@@ -239,6 +300,7 @@ class Worker:
         the largest (a forged header cannot make the judge allocate more) and grow the
         shared area so that they all fit in it."""
         self.max_blob = max(sizes, default=0)
+        self.max_blobs, self.max_total = len(sizes), sum(sizes)
         if self.area is not None:
             self.area.reserve(span(sizes))  # refused: the worker sends through the pipe
 
@@ -299,7 +361,9 @@ class Worker:
     def _next_reply(self, clock: CallDeadline) -> tuple[dict, list]:
         """The next message that is not a ``progress`` report; each report moves the deadline."""
         while True:
-            header, blobs = protocol.receive(self._response_r, clock.deadline(), self.max_blob)
+            header, blobs = protocol.receive(self._response_r, clock.deadline(), self.max_blob,
+                                             self.max_blobs, self.max_total)
+            header = protocol.clean(header)  # no lone surrogate or terminal escape reaches a report
             if header.get("op") != "progress":
                 return header, blobs
             if blobs:
@@ -345,12 +409,12 @@ class Worker:
         return f"the solution's process {cause} {when}"
 
     def output_tail(self, limit: int = OUTPUT_TAIL_BYTES) -> str:
-        """The last ``limit`` bytes the solution printed (stdout and stderr)."""
-        if self.output_path is None or not self.output_path.exists():
+        """The last ``limit`` bytes the solution printed (stdout and stderr), as clean text; never raises."""
+        if self._output_fd is None:
             return ""
-        with open(self.output_path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - limit))
-            text = f.read().decode("utf-8", "replace")
-        return ("..." if size > limit else "") + text
+        try:
+            size = os.fstat(self._output_fd).st_size
+            data = os.pread(self._output_fd, limit, max(0, size - limit))
+        except OSError:
+            return ""
+        return ("..." if size > limit else "") + protocol.clean_text(data.decode("utf-8", "replace"))

@@ -14,7 +14,8 @@ import select
 import struct
 import time
 
-__all__ = ["ProtocolError", "Closed", "Timeout", "send", "receive", "spec_message", "spec_from_message"]
+__all__ = ["ProtocolError", "Closed", "Timeout", "send", "receive", "spec_message", "spec_from_message", "clean",
+           "clean_text"]
 
 _LENGTH = struct.Struct("<Q")
 MAX_HEADER = 16 * 1024 * 1024
@@ -50,11 +51,13 @@ def _write_all(fd: int, data) -> None:
         view = view[written:]
 
 
-def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB) -> tuple[dict, list[bytearray]]:
+def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB, max_blobs: int | None = None,
+            max_total: int | None = None) -> tuple[dict, list[bytearray]]:
     """Read one message; raise ``Timeout`` once ``time.monotonic()`` passes ``deadline``.
 
-    ``max_blob`` bounds each blob, so a forged header cannot make the judge
-    allocate more than the largest tensor it expects.
+    ``max_blob`` bounds each blob, ``max_blobs`` their count and ``max_total`` their sum, all
+    checked before any blob is read: a forged header cannot make the judge allocate more than
+    the tensors it expects.
     """
     (length,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
     if length > MAX_HEADER:
@@ -68,7 +71,37 @@ def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB) ->
     sizes = header.pop("blobs", [])
     if not isinstance(sizes, list) or not all(type(s) is int and 0 <= s <= max_blob for s in sizes):
         raise ProtocolError(f"malformed message header: blob sizes {str(sizes)[:80]} (at most {max_blob} bytes each)")
+    if max_blobs is not None and len(sizes) > max_blobs:
+        raise ProtocolError(f"malformed message header: {len(sizes)} blobs, at most {max_blobs} expected")
+    if max_total is not None and sum(sizes) > max_total:
+        raise ProtocolError(f"malformed message header: {sum(sizes)} bytes of blobs, at most {max_total} expected")
     return header, [_read_exact(fd, size, deadline) for size in sizes]
+
+
+# C0 controls but tab and newline, DEL, C1 controls: a terminal acts on them (escape sequences can
+# rewrite what the screen shows, a carriage return can overwrite a line).
+# Lone surrogates (JSON's "\ud800") cannot be encoded: sqlite and the console raised on them.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0)]}
+_CONTROL.update({c: "\ufffd" for c in range(0xD800, 0xE000)})
+
+
+def clean_text(text: str) -> str:
+    """``text`` safe to print, store and encode: lone surrogates become U+FFFD, control characters
+    (terminal escapes, carriage returns) their ``\\xNN`` spelling.  Tab and newline stay."""
+    return text.translate(_CONTROL)
+
+
+def clean(value, depth: int = 0):
+    """A message from the worker with every string in it (keys too) passed through ``clean_text``."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if depth > 32:  # json.loads already refused deeper nesting than Python's recursion allows
+        raise ProtocolError("malformed message header: nested too deeply")
+    if isinstance(value, dict):
+        return {clean_text(str(k)): clean(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v, depth + 1) for v in value]
+    return value
 
 
 def _read_exact(fd: int, size: int, deadline: float | None) -> bytearray:

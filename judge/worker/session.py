@@ -7,13 +7,16 @@ monkeypatches torch afterwards.
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 
 import torch
 
 from judge.challenge import shipped, tensors as tensor_args
-from judge.worker import compile_events, loader, protocol
+from judge.worker import compile_events, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
+from judge.worker.guarded import Arena, Seal
 from judge.worker.limits import Limits, apply_rlimits
 from judge.timing import timed_loop
 
@@ -41,8 +44,15 @@ def warm_up(device: str) -> None:
         from judge.worker.warm_kernel import compile_and_launch
 
         compile_and_launch(device)  # Triton's first-compile set-up, before the solution's first call
+        from judge.timing.cover import precompile
+
+        precompile(device)  # the launch guard's kernel, from the judge's own cache (cover.py)
     except Exception:  # noqa: BLE001
         pass
+
+
+class ArgumentsTampered(RuntimeError):
+    """After a call: solve() re-pointed an argument, or wrote outside one (the message says which)."""
 
 
 class Session:
@@ -57,6 +67,8 @@ class Session:
         self.solve = None
         self.last_call_host_s = 0.0  # host time of the last timed_call's solve()
         self.template: list | None = None  # a bench request's shipped inputs, copied by every call
+        self.sealed: tuple | None = None  # the last call's (arena, [(name, tensor)], seal): guarded.py
+        self.protections: dict = {}  # the sandbox's layers as applied (sandbox.apply)
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -68,19 +80,35 @@ class Session:
                 # Leave the judge room for its reference: an allocation storm
                 # becomes a clear out-of-memory error in this process.
                 torch.cuda.set_per_process_memory_fraction(float(self.init.get("gpu_memory_fraction", 0.75)))
+                from judge.timing.cover import precompile
+
+                precompile(self.device)  # on this device, from the judge's cache: before the solution's can hold it
             else:
                 loader.patch_autotuner_for_interpreter()
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/bytecode.py)
+            self.protections = self.confine()
             self.solve = loader.load_solve(self.init["solution"], len(names), names)
         except loader.SubmissionError as exc:
             self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
             return False
         self.flush_output()
-        self.reply({"ok": True, "op": "ready", "pid_device": self.device})
+        self.reply({"ok": True, "op": "ready", "pid_device": self.device, "protections": self.protections})
         return True
+
+    def confine(self) -> dict:
+        """The last step before any code of the solution runs: the environment its kernels compile in
+        (Triton's cache for the solution, not the judge's own kernels'; a private temporary folder),
+        then the sandbox (judge/worker/sandbox.py).  Returns the layers that are on."""
+        for name, value in self.init.get("solution_env", {}).items():
+            os.environ[name] = str(value)
+        tempfile.tempdir = None  # from $TMPDIR again
+        policy = self.init.get("sandbox")
+        if policy is None:
+            return dict.fromkeys(("landlock", "seccomp"), f"off: {sandbox.OPT_OUT_ENV}=0")
+        return sandbox.apply(sandbox.Policy.from_message(policy))
 
     def reply(self, header: dict, blobs=()) -> None:
         protocol.send(self.fd, header, blobs)
@@ -117,13 +145,58 @@ class Session:
             self.flush_output()
 
     def arguments(self, params: dict, seed: int) -> list:
-        """A call's arguments: drawn from ``seed``, or copies of the bench request's shipped inputs."""
+        """A call's arguments, guarded and sealed: drawn from ``seed``, or copies of the bench request's
+        shipped inputs."""
+        arena = Arena(self.device)
         if self.template is not None:
-            return shipped.fresh_arguments(self.spec.parameters, self.template)
-        return tensor_args.make_arguments(self.spec, params, seed, self.device)
+            args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty)
+        else:
+            args = tensor_args.make_arguments(self.spec, params, seed, self.device, arena.empty)
+        return self.seal(args, arena)
 
-    def shipped_arguments(self, header: dict, blobs) -> list:
-        return shipped.arguments_from_payload(self.spec.parameters, header["inputs"], list(blobs), self.device)
+    def shipped_arguments(self, header: dict, blobs, arena: Arena | None = None) -> list:
+        args = shipped.arguments_from_payload(self.spec.parameters, header["inputs"], list(blobs), self.device,
+                                              arena.empty if arena else None)
+        return self.seal(args, arena) if arena else args
+
+    def seal(self, args: list, arena: Arena) -> list:
+        named = [(p.name, args[i]) for i, p in tensor_args.tensor_params(self.spec)]
+        self.sealed = (arena, named, Seal(named), args)
+        return args
+
+    def check_call(self) -> None:
+        """After every call, outside any timed region: the arguments still view the judge's buffers
+        and nothing wrote outside them (guarded.py).  Raises ArgumentsTampered."""
+        if self.sealed is None:
+            return
+        arena, named, seal, _ = self.sealed
+        problems = seal.broken()
+        if not problems:
+            problems = [v.message() for v in arena.violations(named)]
+        if self.device.startswith("cuda"):
+            problems += self.memory_share_kept()
+        if problems:
+            raise ArgumentsTampered("\n".join(problems))
+
+    def memory_share_kept(self) -> list[str]:
+        """The worker's share of the GPU's memory, set again after every call: a solution that raised it
+        (torch.cuda.set_per_process_memory_fraction) and took more is stopped here, before the judge's
+        reference runs out of memory (judge/judging/runner.py says so when it does anyway)."""
+        fraction = float(self.init.get("gpu_memory_fraction", 0.75))
+        torch.cuda.set_per_process_memory_fraction(fraction)
+        total = torch.cuda.get_device_properties(torch.device(self.device)).total_memory
+        held = torch.cuda.memory_reserved(torch.device(self.device))
+        if held <= fraction * total:
+            return []
+        return [f"solve() took {held / 1024**3:.1f} GiB of the GPU's memory, more than the worker's share of "
+                f"{fraction:.0%} ({fraction * total / 1024**3:.1f} GiB): the rest is the judge's, for its reference"]
+
+    def sent_tensors(self, args: list) -> list:
+        """The tensors to send back: the judge's own buffers, whatever the Python objects point to now."""
+        if self.sealed is None or self.sealed[3] is not args:
+            return args
+        originals = iter(self.sealed[2].originals())
+        return [next(originals) if isinstance(a, torch.Tensor) else a for a in args]
 
     def timed_call(self, args: list) -> float:
         """Run solve() once; milliseconds by CUDA events on GPU, by the host clock on CPU."""
@@ -144,16 +217,18 @@ class Session:
 
     def call(self, header: dict, blobs=()) -> None:
         if "inputs" in header:  # the judge built them (judge/challenge/shipped.py)
-            args = self.shipped_arguments(header, blobs)
+            args = self.shipped_arguments(header, blobs, Arena(self.device))
         else:
-            args = tensor_args.make_arguments(self.spec, header["params"], int(header["seed"]), self.device)
+            args = self.arguments(header["params"], int(header["seed"]))
         elapsed_ms = self.timed_call(args)
+        self.check_call()
         self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
 
     def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
         """Reply with the tensor arguments' raw bytes, in parameter order: through the
         shared area when the judge made it large enough (judge/worker/area.py), else the pipe."""
         metas, tensors = [], []
+        args = self.sent_tensors(args)
         for index, param in tensor_args.tensor_params(self.spec):
             if outputs_only and param.role == "in":
                 continue
@@ -191,7 +266,10 @@ class Session:
 
     def report_failure(self, exc: BaseException) -> bool:
         verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
-        message = loader.format_error(exc, self.init["solution"])
+        if isinstance(exc, ArgumentsTampered):
+            message = str(exc)
+        else:
+            message = loader.format_error(exc, self.init["solution"])
         if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: RLIMIT_FSIZE (Python ignores SIGXFSZ)
             limit = int(self.init.get("output_bytes", 0)) // 1024**2
             message += f"\n(the solution wrote more than {limit} MiB of output or files and was stopped)"

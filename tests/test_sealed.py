@@ -1,0 +1,159 @@
+"""A sealed judge (docs/security.md): nothing a solution does can change its verdict or crash the
+judge.  One hostile solution per hole, in CPU mode through real workers; each was accepted, or
+crashed the judge, before its defence.  The grade's own holes (links, other students' files) are
+in tests/test_cli_grade.py; GPU-only ones in tests/test_gpu.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from judge.challenge.catalog import load_challenge
+from judge.challenge.spec import load_spec
+from judge.cli import main
+from judge.judging.dispatch import judge_solution
+from judge.judging.runner import Options
+from judge.judging.verdict import Verdict
+from judge.worker import sandbox
+
+from conftest import ROOT, SOLUTIONS, SPECS
+
+pytestmark = pytest.mark.slow
+TINY = load_spec(SPECS / "tiny_transpose.yaml")
+LANDLOCK = sandbox.available()["landlock"].startswith("on")
+needs_landlock = pytest.mark.skipif(not LANDLOCK, reason="this kernel or installation has no Landlock")
+
+
+def judge(name: str, spec=TINY, **options):
+    options.setdefault("seed", 8)
+    options.setdefault("interpret", True)
+    return judge_solution(spec, str(SOLUTIONS / name), Options(**options))
+
+
+@pytest.mark.parametrize("name, spec, tensor", [
+    ("cheat_repoint_copy.py", load_challenge("copy"), "b"),
+    ("cheat_repoint_transpose.py", TINY, "output"),
+])
+def test_an_output_repointed_instead_of_written_is_a_runtime_error(name, spec, tensor):
+    result = judge(name, spec)
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
+    assert f"solve() re-pointed `{tensor}` instead of writing into it" in first_failure(result)
+
+
+def test_a_lone_surrogate_and_terminal_escapes_reach_no_report_raw():
+    runner = CliRunner()
+    path = str(SOLUTIONS / "hostile_surrogate.py")
+    as_json = runner.invoke(main, ["run", str(SPECS / "tiny_transpose.yaml"), path, "--seed", "3", "--json"])
+    assert as_json.exit_code == 1, as_json.output
+    doc = json.loads(as_json.output)
+    assert doc["verdict"] == "runtime_error"
+    message = doc["tests"][0]["message"]
+    assert "\ud800" not in message and "\x1b" not in message and "\r" not in message
+    assert "\ufffd" in message and "\\x1b[2J" in message
+    plain = runner.invoke(main, ["run", str(SPECS / "tiny_transpose.yaml"), path, "--seed", "3"])
+    assert plain.exit_code == 1 and "\x1b[2J" not in plain.output
+    history = runner.invoke(main, ["history"])
+    assert history.exit_code == 0 and "hostile_surrogate.py" in history.output
+
+
+def test_a_capture_file_replaced_by_a_folder_is_still_read():
+    result = judge("hostile_replace_capture.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
+    assert "printed before the swap" in result.tests[0].message
+    assert "after replacing the capture file" in result.tests[0].message
+
+
+@needs_landlock
+def test_a_solution_can_neither_write_on_the_judges_stdout_nor_kill_it():
+    proc = subprocess.run([sys.executable, "-m", "judge", "run", str(SPECS / "tiny_transpose.yaml"),
+                           str(SOLUTIONS / "hostile_forge_judge_stdout.py"), "--seed", "2", "--json", "--no-history"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    doc = json.loads(proc.stdout)  # one document, the judge's own
+    assert doc["verdict"] == "runtime_error" and "Permission denied" in doc["tests"][0]["message"]
+
+
+def test_a_reply_listing_too_many_blobs_is_refused_before_any_is_read():
+    result = judge("hostile_many_blobs.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "200000 blobs" in result.tests[0].message and "malformed reply" in result.tests[0].message
+
+
+def first_failure(result) -> str:
+    return next(t for t in result.tests if t.verdict != Verdict.ACCEPTED).message
+
+
+def test_an_out_of_bounds_store_gets_one_verdict_naming_the_tensor_every_run():
+    results = [judge("transpose_oob_store.py", seed=11) for _ in range(3)]
+    messages = {first_failure(r).splitlines()[-1] for r in results}
+    assert [r.verdict for r in results] == [Verdict.RUNTIME_ERROR] * 3
+    assert len(messages) == 1, messages
+    (message,) = messages
+    assert "solve() wrote outside `output`" in message and "past its end" in message
+
+
+def test_a_store_far_outside_every_tensor_faults_the_same_way_every_run():
+    results = [judge("transpose_oob_far.py", seed=11) for _ in range(2)]
+    for result in results:
+        assert result.verdict == Verdict.RUNTIME_ERROR
+        assert "SIGSEGV" in first_failure(result), first_failure(result)
+
+
+def test_the_worker_sees_only_the_variables_it_needs(monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_leaked0123456789")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-leaked-key")
+    result = judge("hostile_environment.py")
+    message = result.tests[0].message
+    assert result.verdict == Verdict.RUNTIME_ERROR and "PATH=" in message
+    assert "ghp_leaked" not in message and "aws-leaked" not in message
+
+
+READS = """
+def solve(input, output, rows, cols):
+    raise RuntimeError("read: " + open({path!r}).read())
+"""
+SIGNALS = """
+import os, signal
+
+def solve(input, output, rows, cols):
+    os.kill(os.getppid(), signal.SIGTERM)
+"""
+
+
+@needs_landlock
+def test_a_solution_cannot_read_the_graders_files(tmp_path):
+    secret = tmp_path / "grader" / "hidden_tests.txt"
+    secret.parent.mkdir()
+    secret.write_text("SECRET_TOKEN=hunter2")
+    solution = tmp_path / "submission" / "reads.py"
+    solution.parent.mkdir()
+    solution.write_text(READS.format(path=str(secret)))
+    result = judge_solution(TINY, str(solution), Options(seed=1, interpret=True))
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "hunter2" not in result.tests[0].message and "Permission denied" in result.tests[0].message
+    assert result.environment["protections"]["landlock"].startswith("on")
+
+
+@needs_landlock
+def test_a_solution_cannot_signal_its_judge(tmp_path):
+    solution = tmp_path / "signals.py"
+    solution.write_text(SIGNALS)
+    result = judge_solution(TINY, str(solution), Options(seed=1, interpret=True))  # this test's process survives
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "Operation not permitted" in result.tests[0].message
+
+
+def test_the_protections_are_in_the_environment_and_a_missing_one_is_a_note(monkeypatch):
+    monkeypatch.setenv("JUDGE_SANDBOX", "0")
+    result = judge("transpose_ok.py")
+    assert result.verdict == Verdict.ACCEPTED
+    protections = result.environment["protections"]
+    assert protections["landlock"] == "off: JUDGE_SANDBOX=0" and protections["seccomp"] == "off: JUDGE_SANDBOX=0"
+    assert protections["guard_zones"] == "on" and protections["environment"] == "allow-listed"
+    assert any("sandbox" in note and "JUDGE_SANDBOX=0" in note for note in result.notes)
