@@ -89,6 +89,11 @@ def first_failure(result) -> str:
     return next(t for t in result.tests if t.verdict != Verdict.ACCEPTED).message
 
 
+def test_a_reply_nested_past_the_stack_is_malformed_not_a_crash():
+    result = judge("hostile_nested_reply.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR and "malformed reply" in result.tests[0].message
+
+
 def test_an_out_of_bounds_store_gets_one_verdict_naming_the_tensor_every_run():
     results = [judge("transpose_oob_store.py", seed=11) for _ in range(3)]
     messages = {first_failure(r).splitlines()[-1] for r in results}

@@ -64,8 +64,8 @@ def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB, ma
         raise ProtocolError(f"message header of {length} bytes is too large")
     try:
         header = json.loads(_read_exact(fd, length, deadline).decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProtocolError(f"malformed message header: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:  # [[[[...: nested past the stack
+        raise ProtocolError(f"malformed message header: {str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise ProtocolError("malformed message header: not an object")
     sizes = header.pop("blobs", [])
