@@ -14,7 +14,7 @@ call, what the events cannot see:
 When lead > cover the start event fired before the kernel was queued and the
 sample includes host latency.  Each mode runs a few rounds of many calls and
 prints one JSON line per round: ``no_guard`` (the flush alone), ``judge``
-(bench.timed_call with the judge's guard, exposed samples dropped), the
+(bench.measured_call with the judge's guard, exposed samples dropped), the
 latter also with nvidia-smi polling the GPU every 20 ms.  (The first version of
 this probe, run 2026-11-21, also had the guard as it was then: sized from
 solve()'s host time alone and mis-calibrated, it covered ~75 µs.)
@@ -121,7 +121,7 @@ def main() -> None:
 
 
 def one_round(mode: str, session, spec, cover, host_us: list[float], count: int) -> dict:
-    """``no_guard``: the flush alone, as before the guard; ``judge``: bench.timed_call with the
+    """``no_guard``: the flush alone, as before the guard; ``judge``: bench.measured_call with the
     judge's own guard (measured, settled, grown on exposure, exposed samples dropped)."""
     calls, cpus, dropped = [], [], 0
     flush = cover.flush
@@ -133,7 +133,7 @@ def one_round(mode: str, session, spec, cover, host_us: list[float], count: int)
         if guard is None:
             calls.append(one_call(session.solve, args, flush, lambda: None))
         else:
-            call = bench.timed_call(session, args, guard)
+            call = bench.measured_call(session, args, guard)
             if guard.absorb(call):
                 dropped += 1
                 continue

@@ -68,7 +68,7 @@ class FakeEvent:
     def __init__(self, enable_timing=True):
         self.at = None
 
-    def record(self):
+    def record(self, stream=None):
         self.at = GPU.stamp()
 
     def elapsed_time(self, other):
@@ -117,6 +117,7 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(bench, "_synchronize", GPU.wait)
     monkeypatch.setattr(bench, "flush_buffer", lambda device: None)
     monkeypatch.setattr(bench, "Cover", FakeCover)
+    monkeypatch.setattr(bench, "_current_stream", lambda: None)
     from judge.worker import session
 
     monkeypatch.setattr(session, "_Event", FakeEvent)  # the warm-up times with the session's events
@@ -126,44 +127,34 @@ def cpu_events(monkeypatch):
 class RecordingSession(Session):
     """A worker session on the CPU whose replies are collected, not written to a pipe."""
 
-    def __init__(self, solve, drop_last_verify=False):
+    def __init__(self, solve):
         super().__init__({"device": "cpu", "solution": "x.py", "spec": SPEC.source}, -1, time.perf_counter)
         self.spec, self.messages = SPEC, []
         self.solve = lambda *args: (solve(*args), GPU.run(FakeGPU.KERNEL_S))  # the host part, then its kernel
         self.gpu = True  # time with the (fake) events, as on a GPU
-        self.drop_last_verify = drop_last_verify
         self.warm = False  # the warm-up is over
 
     def reply(self, header, blobs=()):
         self.warm = self.warm or header.get("op") == "warm"
         self.messages.append((header, [bytearray(bytes(b)) for b in blobs]))
 
-    def await_checked(self):
-        self.checked_waits = getattr(self, "checked_waits", 0) + 1  # the fake judge checks at once
-
-    def finish(self):
-        if self.drop_last_verify:  # a tampered worker that hides its last call
-            verifies = [i for i, (h, _) in enumerate(self.messages) if h.get("op") == "verify"]
-            del self.messages[verifies[-1]]
+    def timer_stream(self):
+        return None
 
 
 class FakeWorker:
+    """The worker as the judge sees it: each request served at once by the session, in this process."""
+
     def __init__(self, session):
-        self.session = session
+        self.session, self.ops = session, []
 
     def expect_reply(self, sizes):
         pass
 
     def request(self, header, timeout, what="", cap=None, blobs=()):
-        bench.run(self.session, header)
-        self.session.finish()
+        self.ops.append(header["op"])
+        self.session.handle(header, [bytearray(bytes(b)) for b in blobs])
         return self.session.messages.pop(0)
-
-    def receive(self, timeout, what=""):
-        return self.session.messages.pop(0)
-
-    def checked(self):
-        self.session.said_checked = getattr(self.session, "said_checked", 0) + 1
 
     def output_tail(self):
         return ""
@@ -174,6 +165,9 @@ class FakeRunner:
         self.options = Options(bench_budget_s=0.2, seed=3)
         self.seed = 3
         self.reference = Reference(SPEC, "cpu")
+        # The fake GPU's host-clock latency around a call (sleep granularity, on a loaded CI machine), as
+        # peaks.py would measure it: every hidden work below is longer than twice its 99th percentile.
+        self.peaks = {"host_overhead_us": [200.0, 1000.0]}
 
 
 def load_solve(name):
@@ -190,7 +184,8 @@ def honest(input, output, rows, cols):
 def test_an_honest_solution_is_timed_and_its_verified_calls_pass():
     done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
     summary = timing_summary(done)
-    assert summary["calls"] >= 10 and summary["verified_calls"] >= 3 and summary["median_ms"] > 0
+    assert summary["calls"] >= 10 and summary["verified_calls"] >= 1 and summary["median_ms"] > 0
+    assert summary["timer_trusted"] and summary["audited_calls"] == summary["calls"]  # every call is audited
 
 
 def test_a_wrong_result_while_timed_is_a_wrong_answer():
@@ -200,26 +195,36 @@ def test_a_wrong_result_while_timed_is_a_wrong_answer():
     assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
 
 
-def test_a_worker_that_hides_its_last_call_is_rejected():
-    session = RecordingSession(honest, drop_last_verify=True)
+def test_a_worker_that_sends_an_earlier_calls_outputs_is_a_wrong_answer():
+    """The judge verifies the call it chose, after it ran: a worker that answers with the outputs of an
+    earlier call (whose inputs it kept) fails the check against the inputs of this one."""
+
+    class Stale(RecordingSession):
+        def send_tensors(self, header, args, outputs_only=False):
+            self.first = getattr(self, "first", [a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+            super().send_tensors(header, self.first, outputs_only)
+
     with pytest.raises(BenchFailure) as info:
-        bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
-    assert info.value.verdict == Verdict.RUNTIME_ERROR and "last timed call" in info.value.message
+        bench_case(FakeRunner(), FakeWorker(Stale(honest)), CASE, check=True)
+    assert info.value.verdict == Verdict.WRONG_ANSWER
 
 
-def test_the_run_seed_never_reaches_the_worker():
+def test_the_run_seed_never_reaches_the_worker_and_timed_seeds_come_one_call_at_a_time():
     session = RecordingSession(honest)
     seen = []
-    original = bench.run
-
-    def spy(s, header):
-        seen.append(header["seed"])
-        return original(s, header)
-
     worker = FakeWorker(session)
-    worker.request = lambda header, timeout, what="": (spy(session, header), session.messages.pop(0))[1]
+    original = worker.request
+
+    def spy(header, timeout, what="", cap=None, blobs=()):
+        seen.append((header["op"], header.get("seed")))
+        return original(header, timeout, what, cap, blobs)
+
+    worker.request = spy
     bench_case(FakeRunner(), worker, CASE, check=True)
-    assert seen and seen[0] != 3
+    assert seen[0][0] == "bench" and seen[0][1] != 3
+    timed = [seed for op, seed in seen if op == "time"]
+    assert len(timed) >= 10 and len(set(timed)) == len(timed)  # a fresh seed with each request
+    assert seen[-1] == ("end", None)
 
 
 def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch):
@@ -259,15 +264,15 @@ def test_a_fast_launch_needs_no_guard(monkeypatch):
 
 
 def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows():
-    """Past the warm-up and the guard's settling calls, every 7th launch stalls for 1 ms on the host (as
+    """Past the warm-up and the guard's settling calls, every 5th launch stalls for 1 ms on the host (as
     Python launches did on the H200 host, 2026-11-21): those calls' events would count the stall.
     Their samples are dropped and the guard grows to cover it."""
     calls = []
 
     def stalling(input, output, rows, cols):
-        if session.warm:
+        if session.warm:  # the timed calls (the guard settles before the warm-up's reply)
             calls.append(1)
-            if len(calls) > bench.SETTLE_CALLS and len(calls) % 7 == 0:
+            if len(calls) % 5 == 0:
                 time.sleep(0.001)
         output.copy_(input.T)
 
@@ -303,6 +308,7 @@ def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(
     (The GPU test with real streams: test_gpu.py::test_unjoined_stream_is_not_faster_than_the_honest_twin.)"""
     side = FakeGPU(held_by=GPU if held else None)
     monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))  # device-wide
+    monkeypatch.setattr(FakeCover, "fills_sm", held)  # the guard's own check tells whether it holds the GPU
 
     def side_stream(input, output, rows, cols):
         time.sleep(0.0003)
@@ -327,9 +333,9 @@ def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(
     busy_when = []
 
     class Watching(RecordingSession):
-        def arguments(self, params, seed):
+        def arguments(self, params, seed, arena=None):
             busy_when.append(side.busy_until > time.perf_counter())
-            return super().arguments(params, seed)
+            return super().arguments(params, seed, arena)
 
         def send_tensors(self, header, args, outputs_only=False):
             busy_when.append(side.busy_until > time.perf_counter())
@@ -343,42 +349,44 @@ def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(
     assert len(busy_when) > 10 and not any(busy_when)
 
 
-def test_no_timed_call_runs_while_the_judge_checks_a_verified_one():
-    """The judge runs its reference on the same GPU: after each verify the worker waits for the
-    judge's ``checked`` before its next timed call (judge rank read matmuls up to 2x slow when
-    the two overlapped), and the judge says it once per verify."""
+def test_no_timed_call_runs_unless_the_judge_asked_for_it():
+    """The judge runs its reference on the same GPU (judge rank read matmuls up to 2x slow when the two
+    overlapped): the worker times a call only when asked, and the judge asks only after its check."""
     order = []
 
     class Ordered(RecordingSession):
-        def arguments(self, params, seed):
+        def arguments(self, params, seed, arena=None):
             order.append("draw")
-            return super().arguments(params, seed)
-
-        def send_tensors(self, header, args, outputs_only=False):
-            order.append(header.get("op"))
-            super().send_tensors(header, args, outputs_only)
-
-        def await_checked(self):
-            order.append("checked")
-            super().await_checked()
+            return super().arguments(params, seed, arena)
 
     session = Ordered(honest)
-    bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
-    verifies = [i for i, what in enumerate(order) if what == "verify"]
-    assert len(verifies) >= 3 and all(order[i + 1] == "checked" for i in verifies)
-    assert session.said_checked == len(verifies) == session.checked_waits
+    worker = FakeWorker(session)
+    original = worker.request
+    worker.request = lambda header, *a, **k: (order.append(header["op"]), original(header, *a, **k))[1]
+    bench_case(FakeRunner(), worker, CASE, check=True)
+    timed = order[order.index("time"):]
+    assert "send" in timed
+    assert all(timed[i - 1] == "time" for i, what in enumerate(timed) if what == "draw")
 
 
-def test_a_forged_audit_list_is_a_runtime_error_not_a_crash_of_the_judge():
+@pytest.mark.parametrize("forged, words", [
+    ({"event_ms": "fast"}, "malformed timed call"),
+    ({"event_ms": float("nan")}, "malformed timed call"),
+    ({"event_ms": -1.0}, "malformed timed call"),  # issue 25: every call reported -1 ms, accepted at 0.0000 ms
+    ({"host_ms": float("inf")}, "malformed timed call"),
+    ({"event_ms": 0.0}, "impossible timings"),
+    ({"event_ms": 5e5}, "impossible timings"),  # longer than the judge waited for the call
+])
+def test_forged_timings_are_a_runtime_error_not_a_crash_of_the_judge(forged, words):
     class Forging(RecordingSession):
         def reply(self, header, blobs=()):
-            if header.get("op") == "bench_done":
-                header = dict(header, audits=[["fast", 0.0]])
+            if header.get("op") == "timed":
+                header = dict(header, **forged)
             super().reply(header, blobs)
 
     with pytest.raises(BenchFailure) as info:
         bench_case(FakeRunner(), FakeWorker(Forging(honest)), CASE, check=True)
-    assert info.value.verdict == Verdict.RUNTIME_ERROR and "malformed bench_done" in info.value.message
+    assert info.value.verdict == Verdict.RUNTIME_ERROR and words in info.value.message
 
 
 def _inout_spec():
@@ -503,10 +511,9 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
 
     class ShippedWorker(FakeWorker):
         def request(self, header, timeout, what="", cap=None, blobs=()):
-            assert header["inputs"][0]["shape"] == [999] and len(blobs) == 1
-            session.handle(header, [bytearray(bytes(b)) for b in blobs])
-            session.finish()
-            return session.messages.pop(0)
+            if header["op"] == "bench":
+                assert header["inputs"][0]["shape"] == [999] and len(blobs) == 1
+            return super().request(header, timeout, what, cap, blobs)
 
     done = bench_case(runner, ShippedWorker(session), case, check=True)
     assert torch.equal(case.arguments["data"], pristine)  # the judge's copy is its own
@@ -516,7 +523,7 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
 def test_shipped_inputs_are_copied_for_every_timed_call_and_inout_restored():
     """data = 2 * data + 1 in place is right only if every call starts from the shipped values."""
     done, session = shipped_bench(lambda data, n: data.mul_(2).add_(1))
-    assert done["verified"] >= 3 and len(done["samples_ms"]) >= 10
+    assert done["verified"] >= 1 and len(done["samples_ms"]) >= 10
     assert session.template is not None and session.template[1] == 999
 
 

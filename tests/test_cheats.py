@@ -50,7 +50,8 @@ def test_a_forged_worker_reply_is_never_accepted(name):
     # The judge rebuilds the tensors from the spec's dtypes and shapes, not the worker's word.
     result = judge(name)
     assert result.verdict == Verdict.RUNTIME_ERROR
-    assert "malformed reply" in result.tests[0].message
+    # Each patches the worker's code at import: the first call's check sees it, puts it back and says so.
+    assert "changed the judge's own code" in result.tests[0].message, result.tests[0].message
 
 
 def test_shape_cache_is_caught_by_a_repeat_case():

@@ -434,6 +434,8 @@ def test_markdown_shows_benchmarks_on_gpu():
 
 def test_cell_escapes_and_truncates():
     assert cell("a|b\nc <x>\x00\x1b[31mred") == "a\\|b c &lt;x> red"
+    assert cell("see ![x](http://evil/p.png) [click](http://evil)") == \
+        "see !\\[x\\](http://evil/p.png) \\[click\\](http://evil)"  # the red team's link and image
     assert len(cell("x" * 500)) == 160
 
 

@@ -162,3 +162,91 @@ def test_the_protections_are_in_the_environment_and_a_missing_one_is_a_note(monk
     assert protections["landlock"] == "off: JUDGE_SANDBOX=0" and protections["seccomp"] == "off: JUDGE_SANDBOX=0"
     assert protections["guard_zones"] == "on" and protections["environment"] == "allow-listed"
     assert any("sandbox" in note and "JUDGE_SANDBOX=0" in note for note in result.notes)
+
+
+# -- the red team's findings (2026-11-26; each failed before its fix) ------------------------------------
+
+def test_no_thread_of_the_worker_runs_unconfined(tmp_path, monkeypatch):
+    """OpenBLAS started its thread pool while the worker imported numpy, before the sandbox, and Landlock
+    confines only the thread that applies it: code the solution ran there (exec_blas takes callbacks) read
+    the grader's files and forged the judge's stdout.  Workers now start no pool, and seccomp covers
+    every thread."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET_TOKEN=hunter2")
+    monkeypatch.setenv("JUDGE_TEST_SECRET", str(secret))
+    census = first_failure(judge("hostile_thread_census.py"))
+    assert "threads: 1 " in census, census  # CPU mode: the worker's own thread, nothing started before
+    result = judge("hostile_unconfined_thread.py", timeout=10)  # with no pool, exec_blas waits for ever
+    message = first_failure(result)
+    assert result.verdict != Verdict.ACCEPTED
+    assert "hunter2" not in message and ": READ" not in message and "socket(): allowed" not in message
+    assert not (tmp_path / "secret.txt.escaped").exists()
+    assert result.environment["protections"]["landlock"].startswith(("on", "off"))  # not "partial": no other thread
+
+
+def test_a_worker_that_stops_reading_cannot_stall_the_judge_in_a_write():
+    """The red team's solution answered a call from inside solve() and never returned; the judge's next
+    request (shipped inputs, larger than the pipe) blocked in os.write for 667 s, past --timeout."""
+    import time as clock
+
+    from judge.judging.reference import Reference
+    from judge.worker.client import Worker, WorkerTimeout
+
+    worker = Worker(str(SOLUTIONS / "hostile_answers_then_stalls.py"), TINY, "cpu", True)
+    try:
+        worker.start(120)
+        sizes = Reference(TINY, "cpu").reply_sizes({"rows": 3, "cols": 2})
+        worker.expect_reply(sizes)
+        header, _ = worker.request({"op": "call", "params": {"rows": 3, "cols": 2}, "seed": 1}, 30)
+        assert header.get("ok")  # its own answer
+        started = clock.monotonic()
+        with pytest.raises(WorkerTimeout) as info:
+            worker.request({"op": "call", "params": {"rows": 3, "cols": 2}, "seed": 2}, 2.0, blobs=[bytes(4 << 20)])
+        assert clock.monotonic() - started < 10 and "stopped reading" in str(info.value)
+    finally:
+        worker.stop()
+
+
+def test_no_child_of_the_solution_leaves_its_group_or_outlives_the_judgement():
+    import re
+    import time as clock
+    from pathlib import Path
+
+    result = judge("hostile_setsid_child.py")
+    message = first_failure(result)
+    assert "setsid: Operation not permitted" in message, message
+    pid = int(re.search(r"child pid (\d+)", message).group(1))
+    deadline = clock.monotonic() + 5
+    while Path(f"/proc/{pid}").exists() and clock.monotonic() < deadline:
+        clock.sleep(0.1)
+    alive = Path(f"/proc/{pid}").exists()
+    if alive:
+        os.kill(pid, 9)
+    assert not alive, "the solution's child outlived its worker"
+
+
+@pytest.mark.parametrize("name, words", [
+    ("hostile_huge_int_reply.py", "malformed reply"),  # json.loads' ValueError: exit 3 before
+    ("hostile_time_ms_string.py", "not a time"),  # the console formatted it: exit 3 before
+])
+def test_a_reply_with_an_impossible_number_is_malformed_not_a_crash(name, words):
+    runner = CliRunner()
+    out = runner.invoke(main, ["run", str(SPECS / "tiny_transpose.yaml"), str(SOLUTIONS / name), "--seed", "3"])
+    assert out.exit_code == 1, out.output
+    assert words in out.output and "internal error" not in out.output
+
+
+def test_a_solution_that_fills_its_folder_is_stopped():
+    from judge.worker.limits import Limits
+
+    result = judge("hostile_disk_fill.py", limits=Limits(scratch_bytes=48 * 1024**2))
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "of files into its folder" in first_failure(result), first_failure(result)
+
+
+def test_a_worker_cannot_talk_the_judge_into_reporting_a_sandbox_it_lacks(monkeypatch):
+    monkeypatch.setenv("JUDGE_SANDBOX", "0")
+    result = judge("hostile_forge_protections.py")
+    protections = result.environment["protections"]
+    assert protections["landlock"] == "off: JUDGE_SANDBOX=0" and protections["seccomp"] == "off: JUDGE_SANDBOX=0"
+    assert any("sandbox is incomplete" in note for note in result.notes)

@@ -119,10 +119,16 @@ def cpu_elements_option(func):
                              "elements (the example test always runs).")(func)
 
 
+def wait_option(func):
+    return click.option("--wait-for-gpu", "wait_for_gpu", type=click.FloatRange(0), default=0.0, metavar="S",
+                        help="Before timing, wait up to S seconds for other processes to leave the GPU "
+                             "(times taken on a shared GPU are flagged and not stored).")(func)
+
+
 def one_solution_options(func):
     """CHALLENGE SOLUTION and the options of a command that judges one solution (run, watch)."""
     for decorator in reversed([challenge_argument, click.argument("solution", metavar="SOLUTION"), judging_options,
-                               json_option, bench_options, remeasure_option, cpu_elements_option]):
+                               json_option, bench_options, wait_option, remeasure_option, cpu_elements_option]):
         func = decorator(func)
     return func
 

@@ -35,6 +35,12 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
         return None
     from judge.comparing.history import HistoryError, connect, default_db_path, record_result
 
+    shared = [r for r in results if any(b.get("contention") for b in r.get("benchmarks", []))]
+    results = [r for r in results if r not in shared]
+    warning = ("warning: not recorded in the history: the GPU was shared while "
+               f"{', '.join(str(r.get('solution')) for r in shared)} was timed (timing/contention.py)") if shared else None
+    if not results:
+        return warning
     path = default_db_path(db_path)
     batch = uuid.uuid4().hex if command == "rank" else None
     try:
@@ -47,7 +53,7 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
     except (HistoryError, sqlite3.Error, OSError) as exc:
         return (f"warning: the result was not recorded in the history ({path}): {exc}\n"
                 "hint: --db PATH (or $JUDGE_DB) picks another database; --no-history skips recording")
-    return None
+    return warning
 
 
 def _open_existing(db_path: str | None):

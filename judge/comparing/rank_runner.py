@@ -130,6 +130,7 @@ class Participant:
         self.verified: dict[str, int] = {}
         self.phases: dict[str, dict] = {}  # seconds of warm-up, timing and verification, summed over rounds
         self.failed_case: Case | None = None
+        self.peaks: dict | None = None  # the device's, for the host clock's calibration (benchmark_stage)
 
     def worker(self):
         if self.runner is not None:
@@ -286,16 +287,36 @@ def _time_accepted(out: RankResult, spec, accepted: list[Runner], options: Optio
             participants.append(start_torch(spec, accepted[0].device, options, out.seed, tmp))
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
             out.notes.append(f"the torch baseline could not be timed: {headline(str(exc))}")
+        for p in participants:
+            p.peaks = out.peaks
         out.plan = plan or RoundPlan(budget_s=default_budget(len(participants), len(out.cases)))
         try:
-            out.rounds = run_rounds(participants, out.cases, out.plan, events)
+            checks = _timed_rounds(out, participants, accepted[0], events)
         finally:
             for p in participants:
                 p.close()
     out.torch = _torch_entries(out, participants)
     for p in participants:
         if p.runner is not None:
-            _fill_benchmarks(out, spec, p, len(participants))
+            _fill_benchmarks(out, spec, p, len(participants), checks)
+
+
+def _timed_rounds(out: RankResult, participants: list, first: Runner, events) -> tuple[dict, dict]:
+    """The rounds, in this GPU's turn, with its state before and after them (timing/contention.py)."""
+    from judge.timing.contention import Probe, gpu_turn
+
+    def own() -> set[int]:
+        workers = [p.runner.worker if p.runner is not None else p._worker for p in participants]
+        return {w.process.pid for w in workers if w is not None and w.process is not None}
+
+    probe = Probe(first.device, out.peaks.get("copy_gbps"), own)
+    try:
+        with gpu_turn(out.environment, first.device, events.status):
+            before = probe.check()
+            out.rounds = run_rounds(participants, out.cases, out.plan, events)
+            return before, probe.check()
+    finally:
+        probe.close()
 
 
 def _torch_entries(out: RankResult, participants: list[Participant]) -> dict:
@@ -321,15 +342,22 @@ def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
     return entry
 
 
-def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int) -> None:
+def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int, checks: tuple[dict, dict]) -> None:
     """The solution's benchmark entries, in the shape ``judge run`` gives them."""
-    from judge.timing.benchmark_stage import case_cost
+    from judge.timing.benchmark_stage import BenchFailure, case_cost, note_contention, refuse_below_floor
     from judge.timing.speed import speed_of_light, speedup_text
 
     result = p.runner.result
     result.environment["peaks"] = out.peaks
     result.phases_s["benchmarks"] = out.rounds.elapsed_s
     failure = out.rounds.failures.get(p.name)
+    entries = {case.name: timed_entry(out.rounds, p, case) for case in out.cases} if failure is None else {}
+    for case in out.cases if failure is None else ():
+        try:
+            refuse_below_floor(entries[case.name], spec, case, out.peaks, result.environment)
+        except BenchFailure as exc:  # a time no GPU can give is never ranked
+            failure, p.failed_case = DroppedOut(exc.verdict.value, exc.message), case
+            break
     if failure is not None:
         case = p.failed_case
         result.benchmarks = [{"name": case.name, "params": dict(case.params), "verdict": failure.verdict,
@@ -338,7 +366,8 @@ def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int) -> Non
         result.message = p.runner.summary_message()
         return
     for case in out.cases:
-        entry = timed_entry(out.rounds, p, case)
+        entry = entries[case.name]
+        note_contention(entry, *checks)
         entry["bytes"], entry["flops"] = case_cost(spec, case)
         entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, out.peaks))
         torch = out.torch.get(case.name)

@@ -7,6 +7,8 @@ can happen to a call (a wrong output, an exception, a crash, a hang) into a
 
 from __future__ import annotations
 
+import math
+import os
 import platform
 import random
 import re
@@ -52,6 +54,7 @@ class Options:
     limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
     cpu_elements: int = CPU_ELEMENT_BUDGET  # CPU mode, LeetGPU folders: larger functional tests are skipped
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
+    wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -109,7 +112,8 @@ def environment(device: str) -> dict:
     if device.startswith("cuda"):
         props = torch.cuda.get_device_properties(torch.device(device))
         env.update(gpu=props.name, cuda=torch.version.cuda, sm_count=props.multi_processor_count,
-                   driver=_driver_version())
+                   driver=_driver_version(), l2_bytes=int(getattr(props, "L2_cache_size", 0) or 0),
+                   gpu_uuid=str(getattr(props, "uuid", "") or ""))
     return env
 
 
@@ -240,9 +244,9 @@ class Runner:
     def note_protections(self, applied: dict) -> None:
         """The run's protections (``environment.protections``: the worker's sandbox layers as it applied
         them, and the judge's own) and a note for each layer that is off (docs/security.md)."""
-        from judge.worker.sandbox import OPT_OUT_ENV
+        from judge.worker.sandbox import OPT_OUT_ENV, judged_layers
 
-        layers = {name: str(applied.get(name, "off: the worker did not say")) for name in ("landlock", "seccomp")}
+        layers = judged_layers(applied, requested=os.environ.get(OPT_OUT_ENV) != "0")
         self.result.environment["protections"] = {
             **layers, "guard_zones": "on", "argument_seal": "on", "environment": "allow-listed",
             "judge_undumpable": judge_undumpable()}
@@ -308,6 +312,11 @@ class Runner:
             except OSError:
                 self.baseline = None  # made again when it is needed, as before
 
+    def own_pids(self) -> set[int]:
+        """This run's worker processes (they use the GPU too: no contention of theirs)."""
+        workers = [self.worker, self.early_worker, self.baseline.worker if self.baseline is not None else None]
+        return {w.process.pid for w in workers if w is not None and w.process is not None}
+
     def close(self) -> None:
         if self.baseline is not None:
             self.baseline.stop()
@@ -357,6 +366,9 @@ class Runner:
             return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, str(exc))
         except WorkerCrashed as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
+        if header.get("ok") and not _is_time(header.get("time_ms")):
+            return self.failed(case, Verdict.RUNTIME_ERROR, "malformed reply from the solution's process: its call "
+                                                            f"time is {str(header.get('time_ms'))[:40]}, not a time")
         if not header.get("ok"):
             outcome = self.failed(case, _verdict_of(header), str(header.get("message", "")))
             if header.get("fatal") and self.worker is not None:
@@ -469,6 +481,11 @@ class Runner:
         if first is None:
             return self.result.message
         return f"{first.verdict.value} on {first.name} ({describe(first.params)}): {headline(first.message)}"
+
+
+def _is_time(value) -> bool:
+    """A call time from the worker: a finite number of ms, >= 0 (a string or a 400-digit int crashed reports)."""
+    return type(value) in (int, float) and math.isfinite(value) and 0 <= value < 1e9
 
 
 def judge_undumpable() -> bool:

@@ -19,12 +19,16 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def cell(text, limit: int = DETAIL_CHARS) -> str:
-    """One table cell: one line of printable text, pipes escaped, at most ``limit`` characters."""
+    """One table cell: one line of printable text, at most ``limit`` characters, pipes and brackets
+    escaped (a submission's message must not make a link or an image in a CI job's summary)."""
     line = _CONTROL.sub(" ", _ANSI.sub("", str(text if text is not None else "")))
     line = " ".join(line.split())
     if len(line) > limit:
         line = line[: limit - 1] + "…"
-    return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    line = line.replace("\\", "\\\\").replace("<", "&lt;")
+    for char in "|[]":  # no table column, no [link](url) nor ![image](url) of a submission's making
+        line = line.replace(char, "\\" + char)
+    return line
 
 
 def _tests(record: dict) -> str:

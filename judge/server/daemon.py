@@ -256,7 +256,7 @@ class Server:
         _reply(conn, {"started": pid})
 
     def _worker(self, conn, request: dict, fds: list[int]) -> None:
-        why = self._mismatch(request, ignore_paths=(compat.PACKAGE_ROOT,))
+        why = self._mismatch(request, ignore_paths=(compat.PACKAGE_ROOT,), worker=True)
         if why is None and len(fds) != len(request.get("fds", ())) + 1:
             why = "the request did not carry its descriptors"
         if why is not None:
@@ -277,13 +277,13 @@ class Server:
                     priority=request.get("priority"), path=str(self.path), fingerprint=self.fingerprint,
                     **extra)
 
-    def _mismatch(self, request: dict, ignore_paths=()) -> str | None:
+    def _mismatch(self, request: dict, ignore_paths=(), worker: bool = False) -> str | None:
         if self.stopping or self.retiring:
             return "the server is stopping"
         env = request.get("env")
         if not isinstance(env, dict):
             return "the request carried no environment"
-        key = compat.environment_mismatch(self.environ, env, ignore_paths)
+        key = (compat.worker_mismatch if worker else compat.environment_mismatch)(self.environ, env, ignore_paths)
         if key is not None:
             return f"{key} differs from the server's (judge server start read it)"
         if request.get("cgroup") not in (None, self.cgroup):

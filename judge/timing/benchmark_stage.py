@@ -9,6 +9,7 @@ way in a worker of its own, and add rates and % of peak.
 from __future__ import annotations
 
 import hashlib
+import random
 import tempfile
 import time
 from pathlib import Path
@@ -17,11 +18,13 @@ from judge.challenge.shipped import request_payload
 from judge.judging.reference import BadReply, JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from judge.timing.audit import cross_check, exposed_note, launch_bound, launch_bound_note, parse_audits, unheld_guard_note
-from judge.timing.seeds import case_seed as derive_case_seed, timed_seed
+from judge.timing.contention import Probe, contention_note, gpu_turn, wait_for_gpu
+from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, disagrees, exposed_note, forged_call,
+                                launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
+from judge.timing.seeds import case_seed as derive_case_seed
 from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
-from judge.timing.speed import speed_of_light, speedup_text
-from judge.timing.stats import Stats
+from judge.timing.speed import below_floor, speed_of_light, speedup_text
+from judge.timing.stats import Stats, StoppingRule
 
 __all__ = ["run_benchmarks", "bench_case"]
 
@@ -41,80 +44,126 @@ class BenchFailure(Exception):
 def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = None) -> dict:
     """Time one case in ``worker``; returns the raw numbers (raises BenchFailure).
 
-    ``rule`` is passed to the worker's StoppingRule; by default the run's time
-    budget (``judge rank`` asks for exactly k calls per round instead).
+    The judge drives every timed call (``TimedCalls``): it sends each call's input seed, drawn
+    from its own entropy, takes the call's numbers, decides only then whether to verify it, and
+    applies the stopping rule on its own clock.  ``rule`` is the StoppingRule's arguments; by
+    default the run's time budget (``judge rank`` asks for exactly k calls per round instead).
     """
     opts = runner.options
-    rule = rule or {"budget_s": opts.bench_budget_s}
     what = f"benchmark {case.name}"
     case_seed = derive_case_seed(runner.seed, case.name)  # the run's seed never reaches the worker
     if runner.reference is not None:
         worker.expect_reply(runner.reference.reply_sizes(case.params, outputs_only=True))
     shipped, inputs = request_payload(case)  # a LeetGPU test's inputs travel with the request
-    request = {"op": "bench", "case": case.name, "params": case.params, "seed": case_seed, "rule": rule,
-               "verify": check, **shipped}
+    request = {"op": "bench", "case": case.name, "params": case.params, "seed": case_seed, **shipped}
     extra = {"blobs": inputs} if inputs else {}  # by name: request's fourth parameter is the compile cap
-    header, _ = _exchange(worker, lambda: worker.request(request, opts.compile_timeout, f"warm-up of {what}", **extra))
-    problems, verified = [], set()
-    while True:
-        header, blobs = _exchange(worker, worker.receive, opts.call_timeout() + 5.0, what)
-        if header.get("op") == "bench_done":
-            break
-        if header.get("op") == "tick":  # the worker is alive and still timing
-            continue
-        if check:
-            index = _verified_call(runner, case, header, blobs, case_seed, problems)
-            verified.add(index)
-            _say_checked(worker)  # the worker waits for this: its next timed call starts now
-    if problems:
-        raise BenchFailure(Verdict.WRONG_ANSWER, "a timed call returned a wrong result: " + problems[0]
-                           + (UNWRITTEN_WHEN_TIMED if "never written" in problems[0] else ""))
-    _check_bench_done(header, verified, check)
-    return header
+    warm, _ = _exchange(worker, lambda: worker.request(request, opts.compile_timeout, f"warm-up of {what}", **extra))
+    calls = TimedCalls(runner, worker, case, check, StoppingRule(**(rule or {"budget_s": opts.bench_budget_s})))
+    calls.guard_holds_gpu = warm.get("guard_holds_gpu") is not False  # the worker's word can only make it stricter
+    return calls.run()
 
 
-def _verified_call(runner, case, header: dict, blobs: list, case_seed: int, problems: list) -> int:
-    """Check one ``verify`` message; the judge derives the call's seed from its index itself."""
-    index = header.get("call")
-    if type(index) is not int or index < 0:
-        raise BenchFailure(Verdict.RUNTIME_ERROR, "malformed verify message from the solution's process")
-    try:
-        got = runner.reference.decode(case.params, header, blobs, outputs_only=True)
-    except BadReply as exc:
-        raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
-    try:
-        bad = [m for m in runner.reference.check(case.params, timed_seed(case_seed, index), got) if not m.ok]
-    except JudgeOutOfMemory as exc:
-        runner.stop_worker_for_memory()
-        raise BenchFailure(Verdict.RUNTIME_ERROR, str(exc)) from None
-    if bad and not problems:
-        problems.append(f"timed call {index}: " + " | ".join(m.message() for m in bad))
-    return index
+class TimedCalls:
+    """The judge's side of one case's timed calls (docs/timing.md): seeds, samples, audits, verifications."""
+
+    def __init__(self, runner, worker: Worker, case, check: bool, rule: StoppingRule):
+        self.runner, self.worker, self.case, self.check, self.rule = runner, worker, case, check, rule
+        self.what = f"benchmark {case.name}"
+        self.timeout = runner.options.call_timeout() + 5.0
+        self.rng, self.plan = random.SystemRandom(), VerifyPlan()
+        self.overhead_ms = _calibration(runner)
+        self.samples, self.audits, self.walls = [], [], []
+        self.verified = self.dropped = self.kept_exposed = 0
+        self.timing_s = self.verifying_s = 0.0
+        self.guard_holds_gpu = True  # as the warm-up's reply says (audit.disagrees)
+
+    def run(self) -> dict:
+        started, decision, index = time.perf_counter(), None, 0
+        while True:
+            seed = self.rng.randrange(2**63)
+            kept = self.one_call(seed)
+            decision = self.rule.decide(self.samples, self.timing_s) if kept and _check_now(len(self.samples)) else None
+            last = decision is not None and decision.stop
+            if self.check and (last or self.plan.wants(index)):  # decided now: the call is over
+                self.verify(seed)
+            if last:
+                break
+            index += 1
+            if index > 2 * self.rule.max_calls + 100:  # every sample dropped: the guard never grew to cover them
+                raise BenchFailure(Verdict.RUNTIME_ERROR, "no timed call could be measured (every one was dropped)")
+        done = _exchange(self.worker, self.worker.request, {"op": "end"}, self.timeout, self.what)[0]
+        return {"samples_ms": self.samples, "audits": self.audits, "verified": self.verified,
+                "stop_reason": decision.reason, "elapsed_s": time.perf_counter() - started,
+                "verifying_s": self.verifying_s, "warmup_s": _number(done, "warmup_s"),
+                "launch_guard_us": _number(done, "launch_guard_us"), "exposed_dropped": self.dropped,
+                "exposed_kept": self.kept_exposed, "flush_bytes": done.get("flush_bytes"),
+                "guard_holds_gpu": done.get("guard_holds_gpu"), "judge_wall_ms": _median(self.walls)}
+
+    def one_call(self, seed: int) -> bool:
+        """One timed call; whether its sample counts (False: it held host time and was dropped)."""
+        asked = time.perf_counter()
+        header, _ = _exchange(self.worker, self.worker.request, {"op": "time", "seed": seed}, self.timeout, self.what)
+        wall_ms = (time.perf_counter() - asked) * 1e3
+        try:
+            audit = parse_audit(header)
+        except ValueError as exc:
+            raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed timed call from the solution's process: {exc}") from None
+        forged = forged_call(audit, wall_ms)
+        if forged:
+            raise BenchFailure(Verdict.RUNTIME_ERROR, f"impossible timings from the solution's process: {forged} "
+                                                      "(the worker's reply was tampered with)")
+        self.timing_s += wall_ms / 1e3
+        self.walls.append(wall_ms)
+        if header.get("dropped") is True:
+            self.dropped += 1
+            return False
+        flagged = disagrees(audit, self.overhead_ms, self.guard_holds_gpu)
+        self.audits.append([audit.host_ms, audit.event_ms, audit.tail_ms, int(flagged)])
+        self.samples.append(audited_sample(audit, self.overhead_ms, self.guard_holds_gpu))
+        self.kept_exposed += header.get("exposed") is True
+        return True
+
+    def verify(self, seed: int) -> None:
+        """The last call's outputs against the judge's reference for ``seed``; a mismatch is a wrong answer."""
+        sent = time.perf_counter()
+        header, blobs = _exchange(self.worker, self.worker.request, {"op": "send"}, self.timeout, self.what)
+        ref = self.runner.reference
+        try:
+            got = ref.decode(self.case.params, header, blobs, outputs_only=True)
+            bad = [m for m in ref.check(self.case.params, seed, got) if not m.ok]
+        except BadReply as exc:
+            raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
+        except JudgeOutOfMemory as exc:
+            self.runner.stop_worker_for_memory()
+            raise BenchFailure(Verdict.RUNTIME_ERROR, str(exc)) from None
+        self.verified += 1
+        self.verifying_s += time.perf_counter() - sent
+        if bad:
+            message = "a timed call returned a wrong result: " + " | ".join(m.message() for m in bad)
+            raise BenchFailure(Verdict.WRONG_ANSWER, message + (UNWRITTEN_WHEN_TIMED if "never written" in message else ""))
 
 
-def _check_bench_done(done: dict, verified: set, check: bool) -> None:
-    """The worker's ``bench_done`` is well formed and its last timed call was among the verified ones."""
-    samples = done.get("samples_ms")
-    if not isinstance(samples, list) or not samples or not all(isinstance(x, (int, float)) for x in samples):
-        raise BenchFailure(Verdict.RUNTIME_ERROR, "the solution's process sent no timings")
-    dropped = done.get("exposed_dropped", 0)  # calls whose samples held host time (timed_loop.py)
-    if type(dropped) is not int or dropped < 0:
-        raise BenchFailure(Verdict.RUNTIME_ERROR, "malformed bench_done message from the solution's process")
-    try:
-        parse_audits(done.get("audits"))
-    except ValueError as exc:
-        raise BenchFailure(Verdict.RUNTIME_ERROR,
-                           f"malformed bench_done message from the solution's process: {exc}") from None
-    if check and len(samples) + dropped - 1 not in verified:
-        raise BenchFailure(Verdict.RUNTIME_ERROR, "the last timed call was not sent back for checking "
-                                                  "(the worker's reply was tampered with)")
+def _calibration(runner) -> float | None:
+    """The device's host-clock latency around a timed call (its 99th percentile, ms), from the peaks."""
+    peaks = (getattr(runner, "result", None) and runner.result.environment.get("peaks")) or getattr(runner, "peaks", None)
+    overhead = peaks.get("host_overhead_us") if isinstance(peaks, dict) else None
+    if not isinstance(overhead, list) or len(overhead) < 2 or type(overhead[1]) not in (int, float):
+        return None
+    return overhead[1] / 1e3
 
 
-def _say_checked(worker) -> None:
-    try:
-        worker.checked()
-    except WorkerCrashed as exc:
-        raise BenchFailure(Verdict.RUNTIME_ERROR, f"{exc}\n{worker.output_tail()}".strip()) from None
+def _check_now(n: int) -> bool:
+    """Evaluate the stopping rule at every call up to 100, then every n/100 calls (sorting is O(n log n))."""
+    return n <= 100 or n % max(1, n // 100) == 0
+
+
+def _number(message: dict, key: str):
+    value = message.get(key)
+    return value if type(value) in (int, float) else None
+
+
+def _median(values: list) -> float | None:
+    return sorted(values)[len(values) // 2] if values else None
 
 
 def _exchange(worker, method, *args):
@@ -130,30 +179,37 @@ def _exchange(worker, method, *args):
 
 def _ok(reply: dict) -> dict:
     if not reply.get("ok"):
-        raise BenchFailure(Verdict(reply.get("verdict", "runtime_error")), reply.get("message", ""))
+        try:
+            verdict = Verdict(reply.get("verdict", "runtime_error"))
+        except ValueError:
+            verdict = Verdict.RUNTIME_ERROR
+        raise BenchFailure(verdict, str(reply.get("message", "")))
     return reply
 
 
 def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
-    """Statistics of a ``bench_done`` reply, with the host-clock cross-check applied.
+    """Statistics of a case's timed calls: the samples (each the events' time, or the host clock's where
+    the two disagreed: audit.py), the calls that disagreed, and the notes.
 
     ``timer_floor_ms`` (the device's, from the peaks) goes into a launch-bound case's note.
     """
     stats = Stats(done["samples_ms"])
-    check = cross_check(parse_audits(done["audits"]))
+    audits = done["audits"]
+    flagged = sum(1 for a in audits if len(a) > 3 and a[3])
     out = {"median_ms": stats.median, "ci_low_ms": stats.ci_low, "ci_high_ms": stats.ci_high,
            "min_ms": stats.min, "max_ms": stats.max, "mean_ms": stats.mean, "calls": stats.n,
-           "stop_reason": done["stop_reason"], "verified_calls": done["verified"], "audited_calls": len(done["audits"]),
-           "launch_bound": launch_bound(stats.median), "timer_trusted": check.ok, "notes": [],
+           "stop_reason": done["stop_reason"], "verified_calls": done["verified"], "audited_calls": len(audits),
+           "disagreeing_calls": flagged, "launch_bound": launch_bound(stats.median),
+           "timer_trusted": flagged * 2 < max(1, len(audits)), "notes": [],
            "samples_ms": [round(s, 6) for s in done["samples_ms"]],
-           "phases_s": {k: round(done.get(k, 0.0), 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
+           "phases_s": {k: round(done.get(k) or 0.0, 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
            "launch_guard_us": done.get("launch_guard_us"), "exposed_dropped": done.get("exposed_dropped", 0),
            "exposed_kept": done.get("exposed_kept", 0), "guard_holds_gpu": done.get("guard_holds_gpu"),
-           "audits_ms": done["audits"]}
-    if not check.ok:
-        out.update(median_ms=check.honest_ms, ci_low_ms=check.honest_ms, ci_high_ms=check.honest_ms,
-                   event_median_ms=stats.median)
-        out["notes"].append(check.reason)
+           "judge_wall_ms": done.get("judge_wall_ms"), "audits_ms": audits}
+    if flagged:
+        events = sorted(a[1] for a in audits)
+        out["event_median_ms"] = events[len(events) // 2]
+        out["notes"].append(audit_note(flagged, len(audits), out["event_median_ms"], stats.median))
     if out["exposed_kept"]:
         out["notes"].append(exposed_note(out["exposed_kept"], stats.n))
     if out["guard_holds_gpu"] is False:
@@ -183,25 +239,64 @@ def run_benchmarks(runner, cases: list) -> None:
         peaks = get_peaks(runner.device, result.environment, runner.options.remeasure_peaks)
         result.phases_s["peaks"] = time.perf_counter() - started
     result.environment["peaks"] = peaks
+    probe = Probe(runner.device, peaks.get("copy_gbps"), runner.own_pids)
+    if runner.options.wait_for_gpu_s > 0 and not wait_for_gpu(runner.device, runner.own_pids(),
+                                                               runner.options.wait_for_gpu_s, runner.events.status):
+        result.notes.append(f"the GPU was still in use by another process after --wait-for-gpu "
+                            f"{runner.options.wait_for_gpu_s:g} s; timed anyway")
+    try:
+        with gpu_turn(result.environment, runner.device, runner.events.status):  # one judge of this host at a time
+            if _time_cases(runner, cases, peaks, probe):
+                runner.events.status("timing the torch baseline")
+                started = time.perf_counter()
+                _time_baseline(runner, cases, peaks)
+                result.phases_s["torch_baseline"] = time.perf_counter() - started
+    finally:
+        probe.close()
+
+
+def _time_cases(runner, cases: list, peaks: dict, probe: Probe) -> bool:
+    """Each case timed and checked, with the GPU's state around it; False at the first case rejected."""
+    result = runner.result
     for case in cases:
         runner.events.status(f"timing {case.name} ({case.label()})")
         entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
         started = time.perf_counter()
         try:
             runner.ensure_worker()
-            entry.update(timing_summary(bench_case(runner, runner.worker, case, check=True), _floor_ms(peaks)))
+            before = probe.check()
+            done = bench_case(runner, runner.worker, case, check=True)
+            after = probe.check()
+            entry.update(timing_summary(done, _floor_ms(peaks)))
             entry["phases_s"]["judge_wall_s"] = round(time.perf_counter() - started, 3)
+            refuse_below_floor(entry, runner.spec, case, peaks, result.environment)
+            note_contention(entry, before, after)
         except BenchFailure as exc:
             entry.update(verdict=exc.verdict.value, message=exc.message)
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
             entry.update(verdict=Verdict.RUNTIME_ERROR.value, message=str(exc))
         result.benchmarks.append(entry)
         if entry["verdict"] != "accepted":
-            return
-    runner.events.status("timing the torch baseline")
-    started = time.perf_counter()
-    _time_baseline(runner, cases, peaks)
-    result.phases_s["torch_baseline"] = time.perf_counter() - started
+            return False
+    return True
+
+
+def note_contention(entry: dict, before: dict, after: dict) -> None:
+    """The GPU's state around a case's timed calls in its entry; a note when it was shared (contention.py)."""
+    note = contention_note(before, after)
+    entry["gpu_checks"] = {"before": before, "after": after}
+    if note:
+        entry["contention"] = True
+        entry["notes"].append(note)
+
+
+def refuse_below_floor(entry: dict, spec, case, peaks: dict | None, environment: dict) -> None:
+    """Raise BenchFailure when the entry's median is faster than the GPU can go (speed.below_floor):
+    such a time is never reported, whatever fooled the timer (docs/timing.md, "Times obey physics")."""
+    nbytes, flops = case_cost(spec, case)
+    why = below_floor(entry["median_ms"], nbytes, flops, peaks, int(environment.get("l2_bytes") or 0))
+    if why:
+        raise BenchFailure(Verdict.RUNTIME_ERROR, f"{case.name}: {why}; rejected")
 
 
 def _floor_ms(peaks: dict) -> float | None:

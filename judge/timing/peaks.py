@@ -5,13 +5,18 @@ name, driver and torch version (``--remeasure-peaks`` measures again):
 
 - ``copy_gbps``: device-to-device copy of a 1 GiB buffer, bytes read plus
   written over the median time of 20 copies;
-- ``fp32_tflops`` / ``tf32_tflops``: an 8192^3 torch.matmul in fp32 with TF32
-  off / on (cuBLAS), median of 10;
+- ``fp32_tflops`` / ``tf32_tflops`` / ``bf16_tflops``: an 8192^3 torch.matmul
+  in fp32 with TF32 off / on, and in bf16 (cuBLAS), median of 10; the fastest is
+  the dense rate no kernel beats (speed.physical_floor_ms);
 - ``timer_floor_us``: a one-element kernel timed exactly as a solution's call
   is (synchronize, launch guard, L2 flush, event, kernel, event; samples that
   hold host time dropped), median of 200.  What a launch-bound case reads when
   the kernel does nothing, where CUPTI puts such a kernel's own duration well
-  under 1 us.
+  under 1 us;
+- ``host_overhead_us``: in those same calls, how much longer the host clock
+  across the device-wide synchronize reads than the events, [median, 99th
+  percentile]: the latency an honest call shows, which the audit allows for
+  (audit.disagrees).
 
 A cache entry written by an older method (``PEAKS_METHOD``) is measured again.
 
@@ -35,7 +40,7 @@ from types import SimpleNamespace
 from typing import Iterator
 
 __all__ = ["cache_dir", "peak_key", "cached_peaks", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
-           "store_baseline", "read_cache", "write_cache", "cache_lock"]
+           "store_baseline", "read_cache", "write_cache", "cache_lock", "lock_is_free"]
 
 
 def cache_dir() -> Path:
@@ -79,20 +84,26 @@ def measure_peaks(device: str) -> dict:
             tf32_ms = _median_ms(lambda: torch.matmul(a, b), reps=10)
         finally:
             torch.backends.cuda.matmul.allow_tf32 = previous
+        a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
+        bf16_ms = _median_ms(lambda: torch.matmul(a16, b16), reps=10)
+        src = dst = a = b = a16 = b16 = None  # noqa: F841 - free them before the timer floor
         torch.cuda.empty_cache()
-        floor_us = timer_floor_us(device)
+        floor_us, overhead_us = timer_floor_us(device, with_overhead=True)
     flops = 2.0 * n**3
     return {"copy_gbps": 2 * nbytes / (copy_ms * 1e-3) / 1e9,
             "fp32_tflops": flops / (fp32_ms * 1e-3) / 1e12,
             "tf32_tflops": flops / (tf32_ms * 1e-3) / 1e12,
-            "timer_floor_us": floor_us}
+            "bf16_tflops": flops / (bf16_ms * 1e-3) / 1e12,
+            "timer_floor_us": floor_us, "host_overhead_us": overhead_us}
 
 
-def timer_floor_us(device: str, calls: int = 200) -> float:
-    """The event time of a one-element kernel timed by timed_loop.timed_call itself, guard included (median, µs)."""
+def timer_floor_us(device: str, calls: int = 200, with_overhead: bool = False):
+    """The event time of a one-element kernel timed by timed_loop.measured_call itself, guard included
+    (median, µs); with ``with_overhead`` also the host clock's excess over the events in those calls
+    ([median, 99th percentile], µs)."""
     import torch
 
-    from judge.timing.timed_loop import LaunchGuard, settle_guard, timed_call
+    from judge.timing.timed_loop import LaunchGuard, measured_call, settle_guard
     from judge.timing.cover import Cover
     from judge.timing.flush import flush_buffer
 
@@ -101,18 +112,24 @@ def timer_floor_us(device: str, calls: int = 200) -> float:
                                      spec=None)  # no spec: no outputs to poison again
     guard = LaunchGuard.measure(Cover(flush_buffer(device)), [])
     settle_guard(empty_solution, [], guard)
-    times = []
+    times, excess = [], []
     while len(times) < calls:
-        call = timed_call(empty_solution, [], guard)
+        call = measured_call(empty_solution, [], guard)
         if not guard.absorb(call):  # as in a benchmark: a sample that holds host time is dropped
             times.append(call.event_ms)
+            excess.append(max(0.0, max(call.host_ms, call.tail_ms) - call.event_ms))
     times.sort()
-    return times[len(times) // 2] * 1e3
+    excess.sort()
+    floor = times[len(times) // 2] * 1e3
+    if not with_overhead:
+        return floor
+    return floor, [excess[len(excess) // 2] * 1e3, excess[min(len(excess) - 1, int(0.99 * len(excess)))] * 1e3]
 
 
 # 2: the timer floor drops samples that hold host time (before, a run could read 2-3x high)
 # 3: the timer floor is measured after the guard kernel that holds every SM (cover.py)
-PEAKS_METHOD = 3
+# 4: the bf16 matmul rate (the physical floor's fastest dense rate) and the host clock's latency
+PEAKS_METHOD = 4
 
 # judge grade --gpus runs judges in threads: one measurement and one cache
 # writer at a time (measure_peaks flips the process-wide TF32 switch).
@@ -143,6 +160,18 @@ def cache_lock(name: str) -> Iterator[None]:
         yield
     finally:
         handle.close()
+
+
+def lock_is_free(name: str) -> bool:
+    """Whether ``cache_lock(name)`` would be had at once now (a hint for a waiting message; not a promise)."""
+    try:
+        import fcntl
+
+        with open(cache_dir() / f"{name}.lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True  # released when closed
+    except (ImportError, OSError):
+        return False
 
 
 def read_cache(path: Path) -> dict:

@@ -1,29 +1,22 @@
-"""Seeds of the benchmark loop, shared by the worker (which draws the inputs)
-and the judge (which re-draws them to check a verified call).  Pure.
+"""Seeds of the benchmark's warm-up, shared by the judge (which derives the case's seed) and the
+worker (which draws the warm-up's inputs).  Pure.
 
-Only a per-case seed derived from the run's seed reaches the worker, so a
-competition's secret seed never does.
+Only a per-case seed derived from the run's seed reaches the worker, so a competition's secret
+seed never does.  The timed calls' seeds are not derived at all: the judge draws each from its
+own entropy and sends it with the call (benchmark_stage.TimedCalls), so no timed input exists,
+or can be computed, before the call that uses it.
 """
 
 from __future__ import annotations
 
 from judge.challenge.cases import call_seed
 
-__all__ = ["case_seed", "timed_seed", "warmup_seed", "plan_seed"]
+__all__ = ["case_seed", "warmup_seed"]
 
 
 def case_seed(run_seed: int, case_name: str) -> int:
     return call_seed(run_seed, case_name, -2)
 
 
-def timed_seed(case: int, index: int) -> int:
-    """The input seed of timed call ``index`` of the case whose seed is ``case``."""
-    return call_seed(case, "timed", index)
-
-
 def warmup_seed(case: int, index: int) -> int:
     return call_seed(case, "warm-up", index)
-
-
-def plan_seed(case: int) -> int:
-    return call_seed(case, "verify-plan", 0)

@@ -7,7 +7,11 @@ compute-bound ones with the measured fp32 matmul rate (cuBLAS, TF32 off).
 
 from __future__ import annotations
 
-__all__ = ["speed_of_light", "speedup_text"]
+__all__ = ["speed_of_light", "speedup_text", "physical_floor_ms", "below_floor", "FLOOR_MARGIN"]
+
+# A measured median may be this much faster than the floor before it is refused: the copy peak is
+# a torch copy's (a tuned kernel reaches a few % more) and the fastest dense peak cuBLAS's.
+FLOOR_MARGIN = 0.8
 
 
 def speed_of_light(median_ms: float, nbytes: float, flops: float, bound: str, peaks: dict | None) -> dict:
@@ -35,3 +39,36 @@ def speedup_text(solution_ms: float | None, torch_ms: float | None) -> str:
     if not solution_ms or not torch_ms:
         return "-"
     return f"{torch_ms / solution_ms:.2f}× torch"
+
+
+def physical_floor_ms(nbytes: float, flops: float, peaks: dict | None, l2_bytes: int = 0) -> tuple[float, str]:
+    """The least time the hardware allows for moving ``nbytes`` and doing ``flops`` (ms), and why.
+
+    Bytes at the measured copy peak, less the L2 cache's size (the L2 is flushed before every
+    timed call, so inputs come from memory, but up to its size of outputs may still sit in it
+    when the end event fires); flops at the fastest dense matmul rate measured on the device
+    (bf16 tensor cores, else TF32, else fp32).  Either alone is a floor; the larger is returned.
+    """
+    if not peaks:
+        return 0.0, ""
+    floors = []
+    copy_gbps = peaks.get("copy_gbps")
+    if nbytes and copy_gbps:
+        moved = max(0.0, nbytes - l2_bytes)
+        floors.append((moved / (copy_gbps * 1e9) * 1e3,
+                       f"moving its {moved / 1024**2:.1f} MiB at the measured {copy_gbps:.0f} GB/s copy peak"))
+    fastest = max((peaks.get(k) or 0.0) for k in ("bf16_tflops", "tf32_tflops", "fp32_tflops"))
+    if flops and fastest:
+        floors.append((flops / (fastest * 1e12) * 1e3,
+                       f"its {flops / 1e9:.1f} GFLOP at the fastest dense rate measured here, {fastest:.0f} TFLOP/s"))
+    return max(floors, default=(0.0, ""))
+
+
+def below_floor(median_ms: float, nbytes: float, flops: float, peaks: dict | None, l2_bytes: int = 0) -> str:
+    """Why ``median_ms`` is physically impossible ("" when it is not): under FLOOR_MARGIN of the floor."""
+    floor_ms, why = physical_floor_ms(nbytes, flops, peaks, l2_bytes)
+    if floor_ms <= 0 or median_ms >= FLOOR_MARGIN * floor_ms:
+        return ""
+    return (f"its median, {median_ms:.4f} ms, is faster than this GPU can go: {why} takes at least "
+            f"{floor_ms:.4f} ms.  The timer did not see the work (a stream of its own, a thread, work "
+            "done outside solve(), or a tampered timer)")

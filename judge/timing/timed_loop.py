@@ -1,34 +1,31 @@
 """Timing solve() in the worker (GPU only).  docs/timing.md states the method;
-this is it:
+this is the worker's half of it, driven by the judge (timing/benchmark_stage.py):
 
-1. Warm-up, untimed: calls on fresh inputs until at least 3 calls and 25 ms
-   of GPU time have passed (the first call compiles and autotunes).  The host
-   time of each solve() call is noted: it sizes the launch guard.
-2. Each timed call: fresh input values and poisoned outputs (untimed),
-   a synchronize, then the launch guard's kernel (cover.py), which holds
-   every SM for ``audit.launch_guard_us`` so that solve()'s launch is queued
-   before it ends, then poisons the outputs again (``Repoison``: whatever
-   other streams wrote to them meanwhile is overwritten) and flushes the L2
-   by zeroing a buffer of max(2 x L2, 256 MiB); then CUDA events on the
-   current stream around solve().  While the kernel runs no other kernel can
-   start, so work that solve() puts on a stream of its own starts after the
-   start event.  A call whose launch outlasted the guard
-   (``audit.exposed_call``) holds host time: its sample is dropped and the
-   guard grows (``audit.grown_guard_us``); at the guard's 2 ms cap such
-   samples are kept and counted.  A few untimed calls settle the guard first.
-3. Calls picked by ``VerifyPlan`` are also audited by the host clock
-   (``audited_call``); their outputs, and the last call's, are sent to the
-   judge, which checks them against its own reference; the loop waits for the
-   judge's ``checked`` before the next timed call (the reference runs on the
-   same GPU).  Every call ends with a device-wide synchronize.
-4. ``StoppingRule`` decides after each call: at least 10 calls, then until the
-   95 % CI of the median is within +-1 % or the time budget is spent (time
-   spent sending results to the judge does not count).
+1. ``bench``: warm-up, untimed: calls on fresh inputs until at least 3 calls and
+   25 ms of GPU time have passed (the first call compiles and autotunes).  The
+   host time of each solve() call sizes the launch guard (cover.py), and a few
+   untimed guarded calls settle it.  Replies ``warm``.
+2. ``time`` (one timed call): the judge sends the call's input seed, drawn from
+   its own entropy, so no input of a timed call exists before it is asked for.
+   The worker draws the inputs into guarded buffers (untimed), synchronizes,
+   launches the guard's kernel (it holds every SM while solve() is launched,
+   then poisons the outputs again and flushes the L2), records the start and
+   end events on the timer's own stream around solve(), then synchronizes the
+   whole device and reads the host clock.  Every timed call is measured this
+   one way (``measured_call``): the events, and the host clock across the
+   device-wide synchronize, which the judge compares (audit.py).  Then the
+   arguments' seal and guard zones and the process state (stream, device,
+   flags) and the judge's own code are checked (session.check_call).  Replies
+   ``timed`` with the numbers; whether this call is verified is decided by the
+   judge only now, after the call.
+3. ``send``: the last timed call's outputs, for the judge to check.
+4. ``end``: replies ``bench_done`` (the guard's length, the flush, whether the
+   guard holds the GPU).
 
-The worker imports this module before the solution, so the torch functions
-bound here are the real ones even if the solution monkeypatches torch.  It
-owns the method and imports nothing of the worker: the session
-(judge/worker/session.py) owns the I/O and calls ``run`` with itself.
+The worker imports this module before the solution, so the functions bound
+here (torch's C methods where it has them) are the real ones even if the
+solution monkeypatches torch.  It owns the method and imports nothing of the
+worker: the session (judge/worker/session.py) owns the I/O and hands itself in.
 """
 
 from __future__ import annotations
@@ -38,18 +35,24 @@ from typing import NamedTuple
 import torch
 
 from judge.challenge.tensors import TORCH_DTYPES, poison_value, raw_bytes, tensor_params
-from judge.timing.seeds import plan_seed, timed_seed, warmup_seed
-from judge.timing.audit import GUARD_MAX_US, VerifyPlan, exposed_call, grown_guard_us, launch_guard_us
+from judge.timing.seeds import warmup_seed
+from judge.timing.audit import GUARD_MAX_US, exposed_call, grown_guard_us, launch_guard_us
 from judge.timing.cover import Cover, Prepared
 from judge.timing.fills import Fill, pattern_of
 from judge.timing.flush import flush_buffer
-from judge.timing.stats import StoppingRule
+
+
+def _c_method(name: str, fallback):
+    """torch's C method of CUDA events (``record``, ``elapsed_time``...): a solution cannot patch those."""
+    return getattr(getattr(torch._C, "_CudaEventBase", None), name, None) or fallback
+
 
 _Event = torch.cuda.Event
-_record = torch.cuda.Event.record
-_elapsed = torch.cuda.Event.elapsed_time
-_event_sync = torch.cuda.Event.synchronize
-_synchronize = torch.cuda.synchronize
+_record = _c_method("record", torch.cuda.Event.record)  # (event, stream): always on a named stream
+_elapsed = _c_method("elapsed_time", torch.cuda.Event.elapsed_time)
+_event_sync = _c_method("synchronize", torch.cuda.Event.synchronize)
+_synchronize = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize  # the current device
+_current_stream = torch.cuda.current_stream  # only where no stream is given (the timer floor, the guard's sizing)
 _clone = torch.Tensor.clone
 
 WARMUP_MIN_CALLS = 3
@@ -57,74 +60,60 @@ WARMUP_MIN_MS = 25.0
 SETTLE_CALLS = 10  # untimed guarded calls that grow the guard before the timed ones
 
 
-def run(session, header: dict) -> None:
-    """Serve one ``bench`` request: messages ``warm``, ``verify`` (0 or more), ``bench_done``."""
-    # Only a per-case seed reaches the worker: the run's seed may hold a competition's secret.
-    params, case_seed = header["params"], int(header["seed"])
-    send_results = header.get("verify", True)  # the torch baseline's results are not checked
-    rule = StoppingRule(**header.get("rule", {}))
-    warm_started = session.clock()
-    host_call_us = warmup(session, params, case_seed)
-    warmup_s = session.clock() - warm_started
-    session.reply({"ok": True, "op": "warm"})
-    guard = LaunchGuard.measure(Cover(flush_buffer(session.device)), host_call_us)
-    settle_guard(session, session.arguments(params, warmup_seed(case_seed, 0)), guard)
-    plan = VerifyPlan(plan_seed(case_seed), min_calls=rule.min_calls)
-    samples, audits, verified, exposed = [], [], 0, {"dropped": 0, "kept": 0}
-    started = session.clock()
-    index, decision, last_message, verifying_s = 0, None, started, 0.0
-    while True:
-        seed = timed_seed(case_seed, index)
-        args = session.arguments(params, seed)
-        audited = plan.wants(index)
-        if audited:
-            host_ms, tail_ms, call = audited_call(session, args, guard)
-            audits.append([host_ms, call.event_ms, tail_ms])
-        else:
-            call = timed_call(session, args, guard)
-        session.check_call()  # arguments re-pointed or guard zones written: a runtime error (guarded.py)
-        kept = not guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
-        if kept:
-            exposed["kept"] += call.exposed  # the guard is at its cap: the sample stays, counted
-            samples.append(call.event_ms)
-        else:
-            exposed["dropped"] += 1
-        timing_s = session.clock() - started - verifying_s  # sending results to the judge is not timing
-        decision = rule.decide(samples, timing_s) if kept and _check_now(len(samples)) else None
-        last = decision is not None and decision.stop
-        if (audited or last) and send_results:  # the last timed call is always verified
-            sent = session.clock()
-            _synchronize()
-            session.send_tensors({"ok": True, "op": "verify", "call": index, "seed": seed}, args,
-                                 outputs_only=True)
-            session.await_checked()  # the judge's reference must not share the GPU with the next timed call
-            verified += 1
-            last_message = session.clock()
-            verifying_s += last_message - sent
-        if last:
-            break
-        if session.clock() - last_message > 1.0:  # tell the judge we are alive
-            session.reply({"ok": True, "op": "tick", "calls": len(samples)})
-            last_message = session.clock()
-        index += 1
-    session.reply({"ok": True, "op": "bench_done", "samples_ms": samples, "audits": audits,
-                   "verified": verified, "stop_reason": decision.reason,
-                   "elapsed_s": session.clock() - started, "verifying_s": verifying_s,
-                   "warmup_s": warmup_s, "launch_guard_us": guard.us, "exposed_dropped": exposed["dropped"],
-                   "exposed_kept": exposed["kept"], "flush_bytes": guard.cover.flush_bytes,
-                   "guard_holds_gpu": guard.holds_gpu})
+class TimedLoop:
+    """One ``bench`` request's state in the worker: the guard, the timer's stream, the last call."""
+
+    def __init__(self, session, header: dict):
+        # Only a per-case seed reaches the worker, for the warm-up: the run's seed may hold a competition's secret.
+        self.session, self.params, case_seed = session, header["params"], int(header["seed"])
+        self.stream = session.timer_stream()
+        self.arena = None  # the calls' guarded buffers, allocated once and written again for every call
+        started = session.clock()
+        host_call_us = warmup(self, case_seed)
+        self.warmup_s = session.clock() - started
+        self.guard = LaunchGuard.measure(Cover(flush_buffer(session.device)), host_call_us)
+        settle_guard(session, self.arguments(warmup_seed(case_seed, 0)), self.guard, self.stream)
+        self.args: list | None = None
+
+    def arguments(self, seed: int) -> list:
+        """Fresh inputs from ``seed`` and poisoned outputs, in this loop's guarded buffers (sealed)."""
+        args = self.session.arguments(self.params, seed, self.arena)
+        self.arena = self.session.sealed[0] if self.session.sealed is not None else None
+        return args
+
+    def time(self, seed: int) -> dict:
+        """One timed call on inputs drawn from ``seed``; what the judge needs to judge its time."""
+        self.args = self.arguments(seed)
+        call = measured_call(self.session, self.args, self.guard, self.stream)
+        self.session.check_call()  # seal, guard zones, state, the judge's code: a runtime error if broken
+        self.digest = outputs_digest(self.session.spec, self.args)  # queued, not waited for
+        dropped = self.guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
+        return {"ok": True, "op": "timed", "event_ms": call.event_ms, "host_ms": call.host_ms,
+                "tail_ms": call.tail_ms, "lead_us": call.lead_us, "cover_us": call.cover_us,
+                "dropped": dropped, "exposed": call.exposed, "guard_us": self.guard.us}
+
+    def send_outputs(self) -> None:
+        """The last call's outputs, as they were when its device-wide synchronize returned: the judge decides
+        to verify only after the call, and work deferred past it (a thread, a callback) must not finish them
+        meanwhile."""
+        if self.args is None:
+            raise RuntimeError("no timed call to send")
+        if int(self.digest) != int(outputs_digest(self.session.spec, self.args)):
+            raise self.session.tampered("the outputs of a timed call changed after solve() returned and the device "
+                                        "was synchronized: work deferred past the call (a thread, a host callback) "
+                                        "is not timed; finish the outputs before solve() returns")
+        self.session.send_tensors({"ok": True, "op": "verify"}, self.args, outputs_only=True)
+
+    def done(self) -> dict:
+        return {"ok": True, "op": "bench_done", "warmup_s": self.warmup_s, "launch_guard_us": self.guard.us,
+                "flush_bytes": self.guard.cover.flush_bytes, "guard_holds_gpu": self.guard.holds_gpu}
 
 
-def _check_now(n: int) -> bool:
-    """Evaluate the stopping rule at every call up to 100, then every n/100 calls (sorting is O(n log n))."""
-    return n <= 100 or n % max(1, n // 100) == 0
-
-
-def warmup(session, params: dict, case_seed: int) -> list[float]:
+def warmup(loop: TimedLoop, case_seed: int) -> list[float]:
     """Untimed calls; returns the host time of solve() (µs) in each call after the first."""
-    calls, gpu_ms, host_us = 0, 0.0, []
+    session, calls, gpu_ms, host_us = loop.session, 0, 0.0, []
     while calls < WARMUP_MIN_CALLS or gpu_ms < WARMUP_MIN_MS:
-        args = session.arguments(params, warmup_seed(case_seed, calls))
+        args = loop.arguments(warmup_seed(case_seed, calls))
         gpu_ms += session.timed_call(args)
         session.check_call()
         if calls:  # the first call compiles
@@ -135,12 +124,28 @@ def warmup(session, params: dict, case_seed: int) -> list[float]:
     return host_us
 
 
+def outputs_digest(spec, args: list):
+    """A sum of the output and inout tensors' 32-bit words (and odd bytes), as a device tensor: computing it
+    queues work and waits for none, so every timed call can take one."""
+    total = None
+    for i, p in tensor_params(spec):
+        if p.role == "in" or not args[i].numel():
+            continue
+        raw = raw_bytes(args[i])
+        words = raw.numel() // 4
+        part = raw[:4 * words].view(torch.int32).sum(dtype=torch.int64) + raw[4 * words:].sum(dtype=torch.int64)
+        total = part if total is None else total + part
+    return total if total is not None else torch.zeros((), dtype=torch.int64)
+
+
 class Call(NamedTuple):
-    """One timed call: its event time and what shows whether the events saw host time."""
+    """One timed call, measured by the events and by the host clock."""
 
     event_ms: float
     lead_us: float  # host: launching the guard .. solve() returned
     cover_us: float  # GPU: the guard's start .. the start event (guard and flush)
+    host_ms: float = 0.0  # host: launching the guard .. the device-wide synchronize, less the cover
+    tail_ms: float = 0.0  # host: calling solve() .. the device-wide synchronize
 
     @property
     def exposed(self) -> bool:
@@ -203,66 +208,52 @@ class LaunchGuard:
         self.cover(int(self.us * 1e3), prepared)
 
 
-def settle_guard(session, args: list, guard: LaunchGuard, calls: int = SETTLE_CALLS) -> None:
+def settle_guard(session, args: list, guard: LaunchGuard, stream=None, calls: int = SETTLE_CALLS) -> None:
     """Untimed guarded calls on one set of inputs, growing the guard wherever the launch outlasted it."""
     for _ in range(calls):
-        guard.absorb(timed_call(session, args, guard))
+        guard.absorb(measured_call(session, args, guard, stream))
 
 
 def time_gpu(work) -> float:
-    """Milliseconds of GPU time of ``work()`` by CUDA events."""
+    """Milliseconds of GPU time of ``work()`` by CUDA events on the current stream."""
+    stream = _current_stream()
     begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
     _synchronize()
-    _record(begin)
+    _record(begin, stream)
     work()
-    _record(end)
+    _record(end, stream)
     _event_sync(end)
     return _elapsed(begin, end)
 
 
-def timed_call(session, args: list, guard: LaunchGuard) -> Call:
-    """One timed call as do_bench does it, guarded: synchronize, guard (spin, repoison, flush), event, solve,
-    event, then a device-wide synchronize (every stream's work of this call is done when it returns)."""
+def measured_call(session, args: list, guard: LaunchGuard, stream=None) -> Call:
+    """One guarded call, timed both ways: synchronize, guard (spin, repoison, flush), start event, solve(),
+    end event, all on ``stream`` (the timer's; None: the current one), then a device-wide synchronize and the
+    host clock.  The GPU is idle when the guard is launched, so the host clock from there to after the
+    synchronize covers guard + solve() + latency; less the guard's event time that is ``host_ms``.  Work
+    solve() hides on a stream of its own, in a thread or after it returned shows there even when the events
+    miss it; should it overlap the guard, ``tail_ms`` (from calling solve() to the synchronize) still counts
+    it.  Every timed call is measured so: no call can tell whether it is audited or verified."""
+    stream = stream if stream is not None else _current_stream()
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     prepared = guard.prepare(Repoison(session.spec, args))  # before the synchronize: untimed
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
     start = session.clock()
-    _launch_until_solve(session, args, guard, prepared, before, begin)
+    _record(before, stream)
+    guard(prepared)
+    _record(begin, stream)
+    solve_called = session.clock()
+    session.solve(*args)
     lead_us = (session.clock() - start) * 1e6
-    _record(end)
+    _record(end, stream)
     # The whole device, not just the end event: work solve() left on a stream of its own must be
     # done before the next call's inputs are drawn (the allocator may hand them this call's memory)
     # or its outputs are read.  Without this the verdict of such a solution was a race.
     _synchronize()
-    return Call(_elapsed(begin, end), lead_us, _elapsed(before, begin) * 1e3)
-
-
-def audited_call(session, args: list, guard: LaunchGuard) -> tuple[float, float, Call]:
-    """A timed call that the host clock also measures; returns (host ms, tail ms, the call).
-
-    The GPU is idle before the guard (a device-wide synchronize), so the host
-    clock from just before launching the guard to after a device-wide
-    synchronize covers guard + solve() + latency.  The guard's event time
-    (spin, repoison, flush) is subtracted: that is the host ms.  The
-    device-wide synchronize waits for every stream, so work the solution
-    hides on a stream of its own shows up in the host time even when the
-    events on the current stream miss it.  Should such work overlap the
-    guard, the tail (host clock from calling solve() to the synchronize)
-    still counts it (``audit.Audit``).  From the GPU's side the call is timed
-    exactly like ``timed_call``, so its sample is unbiased.
-    """
-    before, begin, end = (_Event(enable_timing=True) for _ in range(3))
-    prepared = guard.prepare(Repoison(session.spec, args))
-    _synchronize()
-    start = session.clock()
-    solve_called = _launch_until_solve(session, args, guard, prepared, before, begin)
-    lead_us = (session.clock() - start) * 1e6
-    _record(end)
-    _synchronize()
     done = session.clock()
     cover_ms = _elapsed(before, begin)
-    host_ms = (done - start) * 1e3 - cover_ms
-    return host_ms, (done - solve_called) * 1e3, Call(_elapsed(begin, end), lead_us, cover_ms * 1e3)
+    return Call(_elapsed(begin, end), lead_us, cover_ms * 1e3, (done - start) * 1e3 - cover_ms,
+                (done - solve_called) * 1e3)
 
 
 class Repoison:
@@ -296,13 +287,3 @@ def _poison_pattern(dtype: torch.dtype) -> bytes:
 
 # Built when the worker imports this, before the solution can patch torch's casts.
 _POISON = {dtype: _poison_pattern(dtype) for dtype in TORCH_DTYPES.values()}  # specs' and shipped tensors' dtypes
-
-
-def _launch_until_solve(session, args, guard, prepared, before, begin) -> float:
-    """Queue the guard and the start event, then call solve(); returns when solve() was called."""
-    _record(before)
-    guard(prepared)
-    _record(begin)
-    called = session.clock()
-    session.solve(*args)
-    return called

@@ -5,6 +5,7 @@ and turn crashes and hangs into exceptions the runner can give verdicts to.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -145,7 +146,8 @@ class Worker:
                     "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
                     "output_bytes": self.limits.output_bytes,
-                    "solution_env": self._solution_env(), "sandbox": self._policy()})
+                    "solution_env": self._solution_env(), "sandbox": self._policy()},
+                   deadline=time.monotonic() + timeout, what="loading the solution")
         header, _ = self._receive(timeout, "loading the solution")
         if not header.get("ok"):
             self.stop()
@@ -171,6 +173,10 @@ class Worker:
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache")]
         writable = [self._solution_env()["TRITON_CACHE_DIR"]]
+        profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/profiling.py: the worker writes its profile there
+        if profiles:
+            os.makedirs(profiles, exist_ok=True)
+            writable.append(profiles)
         return sandbox.policy_for(str(Path(self.solution).parent), self.workdir.name, tuple(writable),
                                   tuple(readable), strict=self.untrusted, hidden=(_PACKAGE_ROOT,)).as_message()
 
@@ -180,6 +186,7 @@ class Worker:
         self.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
         self.output_path = Path(self.workdir.name) / "output.txt"
         request_r, self._request_w = os.pipe()
+        os.set_blocking(self._request_w, False)  # writes with a deadline (protocol.send): a worker may stop reading
         self._response_r, response_w = os.pipe()
         _widen_pipe(response_w)
         _widen_pipe(self._request_w)  # shipped inputs (LeetGPU tests) cross it
@@ -200,7 +207,8 @@ class Worker:
                 if self.area is not None:
                     self.area.close()
                     self.area = None
-        self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group)
+        self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group,
+                                       scratch=self.workdir.name, scratch_limit=self.limits.scratch_bytes)
         self.watchdog.start()
         self._owner = threading.get_ident()
         with _LIVE_LOCK:
@@ -233,6 +241,7 @@ class Worker:
         the judge's package first on its path, and until the solution loads, Triton's cache of the
         judge's own kernels (the launch guard's, the warm-up's) that no solution can write to."""
         env = sandbox.allowed_environment(os.environ)
+        env.update(sandbox.ONE_THREAD)  # no BLAS or OpenMP pool started before the sandbox (sandbox._other_threads)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
         env = worker_bytecode_env(env)  # the judge's bytecode cache; none beside the user's files (session.py)
         env["TRITON_CACHE_DIR"] = judge_triton_cache()
@@ -254,9 +263,9 @@ class Worker:
         if self.process is not None:
             if self.process.poll() is None and self._initialized:
                 try:
-                    protocol.send(self._request_w, {"op": "exit"})
+                    protocol.send(self._request_w, {"op": "exit"}, deadline=time.monotonic() + 0.5)
                     self.process.wait(timeout=2)
-                except (OSError, subprocess.TimeoutExpired):
+                except (OSError, subprocess.TimeoutExpired, protocol.Timeout):
                     pass
             self._kill()
             if self.watchdog is not None:
@@ -278,7 +287,10 @@ class Worker:
             self.area.close()
             self.area, self._area_owed = None, False
         if self.workdir is not None:
-            self.workdir.cleanup()
+            try:
+                self.workdir.cleanup()
+            except OSError:  # a process of the solution's still writing there: what is left stays
+                shutil.rmtree(self.workdir.name, ignore_errors=True)
             self.workdir = None
 
     def _kill_group(self) -> None:
@@ -314,34 +326,34 @@ class Worker:
         reply (views of the shared area) are valid until the next ``request`` or
         ``receive`` on this worker.
         """
-        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0), blobs)
+        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0), blobs,
+                   time.monotonic() + timeout, what)
         return self._receive(timeout, what, cap)
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
         """Wait for the next message of a multi-message reply (``bench``)."""
         return self._receive(timeout, what)
 
-    def checked(self) -> None:
-        """Tell a timing worker that its last ``verify`` is checked: it waits for this before its next
-        timed call, so the judge's reference never runs on the GPU while the solution is timed."""
-        self._send({"op": "checked"})
-
-    def _send(self, header: dict, blobs=()) -> None:
+    def _send(self, header: dict, blobs=(), deadline: float | None = None, what: str = "the call") -> None:
         try:
-            self._free_area()
-            protocol.send(self._request_w, header, blobs)
+            self._free_area(deadline)
+            protocol.send(self._request_w, header, blobs, deadline)
         except OSError:
             raise WorkerCrashed(self._death_message("before the request could be sent")) from None
+        except protocol.Timeout:
+            self._kill()
+            raise WorkerTimeout(f"the solution's process stopped reading the judge's requests before {what} "
+                                "(it answered for itself and never returned?); the worker was killed") from None
 
-    def _free_area(self) -> None:
+    def _free_area(self, deadline: float | None = None) -> None:
         if self._area_owed:
             self._area_owed = False
-            protocol.send(self._request_w, {"op": "area_free"})
+            protocol.send(self._request_w, {"op": "area_free"}, deadline=deadline)
 
     def _receive(self, timeout: float, what: str, cap: float | None = None) -> tuple[dict, list]:
         clock = CallDeadline(time.monotonic(), timeout, cap)
         try:
-            self._free_area()
+            self._free_area(clock.deadline())
             header, blobs = self._next_reply(clock)
             if "area" in header:
                 return header, self._area_blobs(header, blobs)
@@ -394,6 +406,9 @@ class Worker:
         if self.watchdog is not None and self.watchdog.tripped:
             cause = (f"used {self.watchdog.tripped / 1024**3:.1f} GiB of host memory, over the limit of "
                      f"{self.limits.host_memory() / 1024**3:.1f} GiB, and was killed")
+        elif self.watchdog is not None and self.watchdog.tripped_disk:
+            cause = (f"wrote {self.watchdog.tripped_disk / 1024**3:.1f} GiB of files into its folder, over the "
+                     f"limit of {self.limits.scratch_bytes / 1024**3:.1f} GiB, and was killed")
         elif code == -signal.SIGXFSZ:
             cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB (output or files) "
                      "and was killed")

@@ -10,6 +10,9 @@
   ``torch.cuda.set_per_process_memory_fraction`` before importing the
   solution, so an allocation storm is a clear out-of-memory error, not a
   judge without memory for its reference.
+- Disk: the same watchdog sums the worker's scratch folder (the only one the
+  sandbox lets it write, but for Triton's cache) every second and kills it past
+  ``scratch_bytes``; ``RLIMIT_FSIZE`` alone bounds each file, not how many.
 - No core dumps.
 
 Linux-only parts degrade to no-ops elsewhere.
@@ -29,6 +32,7 @@ class Limits:
     output_bytes: int = 64 * 1024**2
     host_memory_bytes: int | None = None  # None: half the machine's RAM
     gpu_memory_fraction: float = 0.75
+    scratch_bytes: int = 2 * 1024**3  # the worker's folder: files it writes, its private Triton cache (grade)
 
     def host_memory(self) -> int:
         if self.host_memory_bytes is not None:
@@ -66,16 +70,42 @@ def resident_bytes(pid: int) -> int | None:
     return None
 
 
-class MemoryWatchdog(threading.Thread):
-    """Kills the worker's process group when its resident memory passes the limit."""
+def folder_bytes(folder: str, stop_at: int) -> int:
+    """Bytes the files under ``folder`` take on disk (allocated blocks), counted up to just past ``stop_at``."""
+    total, pending = 0, [folder]
+    while pending and total <= stop_at:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return total
 
-    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05):
+
+class MemoryWatchdog(threading.Thread):
+    """Kills the worker's process group when its resident memory passes the limit, or (every second)
+    its scratch folder's files pass theirs."""
+
+    SCRATCH_EVERY = 20  # polls
+
+    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05, scratch: str | None = None,
+                 scratch_limit: int = 0):
         super().__init__(daemon=True, name=f"judge-memory-watchdog-{pid}")
         self.pid, self.limit, self.kill, self.interval = pid, limit, kill, interval
+        self.scratch, self.scratch_limit = scratch, scratch_limit
         self.tripped: int | None = None
+        self.tripped_disk: int | None = None
         self._stop_event = threading.Event()
 
     def run(self) -> None:
+        polls = 0
         while not self._stop_event.wait(self.interval):
             used = resident_bytes(self.pid)
             if used is None:
@@ -84,6 +114,13 @@ class MemoryWatchdog(threading.Thread):
                 self.tripped = used
                 self.kill()
                 return
+            polls += 1
+            if self.scratch and polls % self.SCRATCH_EVERY == 0:
+                written = folder_bytes(self.scratch, self.scratch_limit)
+                if written > self.scratch_limit:
+                    self.tripped_disk = written
+                    self.kill()
+                    return
 
     def stop(self) -> None:
         self._stop_event.set()

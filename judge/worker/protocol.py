@@ -34,20 +34,30 @@ class Timeout(RuntimeError):
     """No complete message before the deadline."""
 
 
-def send(fd: int, header: dict, blobs=()) -> None:
-    """Write one message; ``blobs`` are bytes-like objects."""
+def send(fd: int, header: dict, blobs=(), deadline: float | None = None) -> None:
+    """Write one message; ``blobs`` are bytes-like objects.  On a non-blocking descriptor (the judge's
+    requests) raise ``Timeout`` once ``time.monotonic()`` passes ``deadline`` with the pipe still full:
+    a worker that stopped reading must not stall the judge in a write (a request carrying shipped
+    inputs is larger than the pipe)."""
     blobs = [memoryview(b).cast("B") for b in blobs]
     header = dict(header, blobs=[len(b) for b in blobs])
     data = json.dumps(header).encode()
-    _write_all(fd, _LENGTH.pack(len(data)) + data)
+    _write_all(fd, _LENGTH.pack(len(data)) + data, deadline)
     for blob in blobs:
-        _write_all(fd, blob)
+        _write_all(fd, blob, deadline)
 
 
-def _write_all(fd: int, data) -> None:
+def _write_all(fd: int, data, deadline: float | None = None) -> None:
     view = memoryview(data).cast("B")
     while view:
-        written = os.write(fd, view[: 1 << 24])
+        try:
+            written = os.write(fd, view[: 1 << 24])
+        except BlockingIOError:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise Timeout() from None
+            select.select([], [fd], [], remaining)
+            continue
         view = view[written:]
 
 
@@ -64,7 +74,7 @@ def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB, ma
         raise ProtocolError(f"message header of {length} bytes is too large")
     try:
         header = json.loads(_read_exact(fd, length, deadline).decode())
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:  # [[[[...: nested past the stack
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a 5000-digit int; [[[[... too deep
         raise ProtocolError(f"malformed message header: {str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise ProtocolError("malformed message header: not an object")

@@ -44,6 +44,9 @@ SYSCALLS_DENIED = (
     "request_key", "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
     "swapon", "swapoff", "acct", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm",
     "personality", "tkill",
+    # A child that leaves the worker's process group outlives it (the judge kills the group): the red
+    # team's double fork + setsid ran on after the judge had exited.
+    "setsid", "setpgid",
 )
 # Signals: allowed to the worker's own process only (first argument), where Landlock has no signal scope.
 SIGNAL_SYSCALLS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
@@ -73,6 +76,29 @@ def available() -> dict[str, str]:
     """What this kernel and installation allow, without applying anything: ``{layer: state}``,
     state "on (...)" or "off: why".  Costs two system calls; safe in the judge's process."""
     return {"landlock": _landlock_state(), "seccomp": _seccomp_state()}
+
+
+_AVAILABLE: dict | None = None
+
+
+def judged_layers(claimed: dict, requested: bool) -> dict[str, str]:
+    """Each layer's state as the judge reports it: off where it was not asked for (JUDGE_SANDBOX=0) or
+    this kernel or installation cannot give it (``available``, checked in the judge's own process),
+    else what the worker said it applied.  A worker's claim never turns a layer on (the red team's
+    solution rewrote its "ready" message to say both were on under JUDGE_SANDBOX=0)."""
+    global _AVAILABLE
+    if _AVAILABLE is None:
+        _AVAILABLE = available()
+    states = {}
+    for layer in ("landlock", "seccomp"):
+        claim = str(claimed.get(layer, "off: the worker did not say")) if isinstance(claimed, dict) else "off: ?"
+        if not requested:
+            states[layer] = f"off: {OPT_OUT_ENV}=0"
+        elif _AVAILABLE[layer].startswith("off"):
+            states[layer] = _AVAILABLE[layer]
+        else:
+            states[layer] = claim
+    return states
 
 
 def _landlock_state() -> str:
@@ -132,9 +158,13 @@ def apply(policy: Policy) -> dict[str, str]:
     except (ImportError, OSError, RuntimeError) as exc:
         seccomp, states["seccomp"] = None, f"off: {exc}"
     scopes_signals = False
+    others = _other_threads()
     try:
         abi = _apply_landlock(policy)
         states["landlock"] = f"on (ABI {abi}: {', '.join(_landlock_covers(abi))})"
+        if others and abi < 8:  # Landlock confines the calling thread only, before its TSYNC (ABI 8)
+            states["landlock"] = (f"partial (ABI {abi}): {len(others)} thread(s) started before the sandbox "
+                                  f"({', '.join(sorted(set(others.values()))[:4])}) are not confined by it")
         scopes_signals = abi >= 6
     except Exception as exc:  # noqa: BLE001
         states["landlock"] = f"off: {type(exc).__name__}: {exc}"
@@ -147,9 +177,29 @@ def apply(policy: Policy) -> dict[str, str]:
     return states
 
 
+def _other_threads() -> dict[str, str]:
+    """This process's threads but the calling one: {tid: name}.  The worker starts none before the
+    sandbox, and its environment keeps BLAS and OpenMP to one thread (client.py: the red team ran its
+    code on an OpenBLAS pool thread, which Landlock had not confined); CUDA's driver starts a few."""
+    import threading
+
+    me, found = str(threading.get_native_id()), {}
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            if tid != me:
+                try:
+                    with open(f"/proc/self/task/{tid}/comm", encoding="utf-8", errors="replace") as comm:
+                        found[tid] = comm.read().strip()
+                except OSError:
+                    found[tid] = "?"
+    except OSError:
+        pass
+    return found
+
+
 def _apply_landlock(policy: Policy) -> int:
     import landlockpy
-    from landlockpy import AccessFS, AccessNet, Ruleset, Scope
+    from landlockpy import AccessFS, AccessNet, RestrictFlag, Ruleset, Scope
 
     abi = landlockpy.abi_version()
     if abi < 1:
@@ -168,7 +218,7 @@ def _apply_landlock(policy: Policy) -> int:
                    | AccessFS.TRUNCATE)
         for path in policy.devices:
             _allow(ruleset, path, (device | AccessFS.READ_DIR) if os.path.isdir(path) else device)
-        ruleset.restrict()
+        ruleset.restrict(RestrictFlag.TSYNC)  # every thread, where the kernel can (ABI 8; dropped before)
     return abi
 
 
@@ -184,6 +234,7 @@ def _allow(ruleset, path: str, access) -> None:
 def _apply_seccomp(seccomp, policy: Policy, signals: bool) -> None:
     deny = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    rules.set_attr(seccomp.Attr.CTL_TSYNC, 1)  # every thread of the process, those CUDA started too
     for name in SYSCALLS_DENIED:
         if name == "socket" and policy.network:
             continue
@@ -323,8 +374,13 @@ ENV_NAMES = frozenset({
     "PYTHONPYCACHEPREFIX", "PYTHONFAULTHANDLER", "PYTHONWARNINGS", "PYTHONUTF8", "CUDA_HOME", "CUDA_PATH",
 })
 ENV_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TRITON_", "TORCH_", "PYTORCH_", "OMP_", "MKL_", "OPENBLAS_", "KMP_",
-                "GOMP_", "NCCL_", "NVSHMEM_", "CUBLAS_", "CUDNN_", "JUDGE_")
+                "GOMP_", "NCCL_", "NVSHMEM_", "CUBLAS_", "CUDNN_", "JUDGE_", "NUMEXPR_", "GOTO_", "VECLIB_")
 ENV_SECRETS = frozenset({"JUDGE_SECRET_SEED"})  # never, whatever the prefix
+# Thread pools the worker's imports would start before the sandbox (numpy's OpenBLAS, torch's OpenMP):
+# code of the solution's that runs on one of them (OpenBLAS's exec_blas takes callbacks) is not confined
+# where Landlock cannot confine every thread.  A kernel solution needs none of them.
+ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
+                                     "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
 
 
 def allowed_environment(env: dict) -> dict:

@@ -17,6 +17,7 @@ from judge.challenge import shipped, tensors as tensor_args
 from judge.worker import compile_events, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
+from judge.worker.integrity import Fingerprint, ProcessState
 from judge.worker.limits import Limits, apply_rlimits
 from judge.timing import timed_loop
 
@@ -69,6 +70,9 @@ class Session:
         self.template: list | None = None  # a bench request's shipped inputs, copied by every call
         self.sealed: tuple | None = None  # the last call's (arena, [(name, tensor)], seal): guarded.py
         self.protections: dict = {}  # the sandbox's layers as applied (sandbox.apply)
+        self.fingerprint: Fingerprint | None = None  # the judge's code as it was before the solution loaded
+        self.state: ProcessState | None = None  # torch's per-call state, likewise (integrity.py)
+        self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -89,6 +93,7 @@ class Session:
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/bytecode.py)
+            self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.protections = self.confine()
             self.solve = loader.load_solve(self.init["solution"], len(names), names)
         except loader.SubmissionError as exc:
@@ -133,9 +138,13 @@ class Session:
             elif op == "area_free":  # the judge is done with the last reply's bytes; no answer
                 if self.area is not None:
                     self.area.owed = False
-            elif op == "bench":
+            elif op == "bench":  # warm-up and guard; then the judge asks for each timed call (timed_loop.py)
                 self.template = self.shipped_arguments(header, blobs) if "inputs" in header else None
-                timed_loop.run(self, header)
+                self.loop = None
+                self.loop = timed_loop.TimedLoop(self, header)
+                self.reply({"ok": True, "op": "warm", "guard_holds_gpu": self.loop.guard.holds_gpu})
+            elif op in ("time", "send", "end") and self.loop is not None:
+                self.bench_step(op, header)
             else:
                 self.reply({"ok": False, "verdict": "internal", "message": f"unknown op {op!r}"})
             return True
@@ -144,10 +153,28 @@ class Session:
         finally:
             self.flush_output()
 
-    def arguments(self, params: dict, seed: int) -> list:
+    def bench_step(self, op: str, header: dict) -> None:
+        """One step of the judge-driven timed loop: a timed call, its outputs, or the end."""
+        if op == "time":
+            self.reply(self.loop.time(int(header["seed"])))
+        elif op == "send":
+            self.loop.send_outputs()
+        else:
+            self.reply(self.loop.done())
+            self.loop = None
+
+    def timer_stream(self):
+        """The stream every timed call is recorded on: the worker's current stream before the solution
+        loaded (integrity.ProcessState), whatever stream the solution has made current since."""
+        if self.state is not None and self.state.gpu:
+            self.state.restore()
+            return self.state.stream
+        return torch.cuda.current_stream() if self.gpu else None
+
+    def arguments(self, params: dict, seed: int, arena: Arena | None = None) -> list:
         """A call's arguments, guarded and sealed: drawn from ``seed``, or copies of the bench request's
-        shipped inputs."""
-        arena = Arena(self.device)
+        shipped inputs.  ``arena``: the previous call's buffers, written again (Arena.again)."""
+        arena = arena.again() if arena is not None else Arena(self.device)
         if self.template is not None:
             args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty)
         else:
@@ -165,18 +192,37 @@ class Session:
         return args
 
     def check_call(self) -> None:
-        """After every call, outside any timed region: the arguments still view the judge's buffers
-        and nothing wrote outside them (guarded.py).  Raises ArgumentsTampered."""
+        """After every call, outside any timed region: the judge's code is as it was, torch's state
+        is set back, the arguments still view the judge's buffers and nothing wrote outside them
+        (integrity.py, guarded.py).  Raises ArgumentsTampered."""
+        problems = self.code_kept()
+        if self.state is not None:
+            self.state.restore()
         if self.sealed is None:
+            if problems:
+                raise ArgumentsTampered("\n".join(problems))
             return
         arena, named, seal, _ = self.sealed
-        problems = seal.broken()
+        problems += seal.broken()
         if not problems:
             problems = [v.message() for v in arena.violations(named)]
         if self.device.startswith("cuda"):
             problems += self.memory_share_kept()
         if problems:
             raise ArgumentsTampered("\n".join(problems))
+
+    @staticmethod
+    def tampered(message: str) -> "ArgumentsTampered":
+        """The error for a call that broke the judge's rules (reported as a runtime error, message as is)."""
+        return ArgumentsTampered(message)
+
+    def code_kept(self) -> list[str]:
+        """The judge's own code in this process, put back if the solution changed it (integrity.Fingerprint)."""
+        changed = self.fingerprint.changed() if self.fingerprint is not None else []
+        if not changed:
+            return []
+        return [f"solve() changed the judge's own code in its process ({', '.join(changed[:6])}"
+                f"{' ...' if len(changed) > 6 else ''}): the call's results and times cannot be trusted"]
 
     def memory_share_kept(self) -> list[str]:
         """The worker's share of the GPU's memory, set again after every call: a solution that raised it
@@ -240,12 +286,6 @@ class Session:
             self.reply(dict(header, area=self.area.write(tensors)))
         else:
             self.reply(header, [_to_bytes(t) for t in tensors])
-
-    def await_checked(self) -> None:
-        """Wait until the judge has checked the ``verify`` just sent (its ``checked``).  The judge
-        runs its reference on the same GPU: timing the next call meanwhile would time the two
-        together (judge rank read matmuls up to 2x slow)."""
-        self._await_judge("checked")
 
     def await_area_free(self) -> None:
         """Wait until the judge is done with the area's last contents (its ``area_free``)."""
