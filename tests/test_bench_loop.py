@@ -249,7 +249,8 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch):
     assert solves == [("solve",)] * len(solves)
     # The 20 µs kernel, not the 500 µs launch.  A sample that does hold host time (the
     # machine stalled the test for longer than the capped guard) must be counted as such.
-    assert sum(s >= 0.3 for s in done["samples_ms"]) <= done["exposed_kept"]
+    flagged = sum(a[3] for a in done["audits"])
+    assert sum(s >= 0.3 for s in done["samples_ms"]) <= done["exposed_kept"] + flagged
     assert sorted(done["samples_ms"])[len(done["samples_ms"]) // 2] < 0.3
 
 
@@ -279,7 +280,10 @@ def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows(
     session = RecordingSession(stalling)
     done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
     assert done["exposed_dropped"] >= 1 and done["launch_guard_us"] >= 1000
-    assert sum(s >= 0.5 for s in done["samples_ms"]) <= done["exposed_kept"]  # no uncounted 1 ms stall
+    # No uncounted 1 ms stall: a slow sample is either counted as exposed, or is a call the host clock
+    # audited (a loaded machine's hiccup), which the report counts too.
+    flagged = sum(a[3] for a in done["audits"])
+    assert sum(s >= 0.5 for s in done["samples_ms"]) <= done["exposed_kept"] + flagged
     assert timing_summary(done)["exposed_dropped"] == done["exposed_dropped"]
 
 

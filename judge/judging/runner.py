@@ -7,6 +7,7 @@ can happen to a call (a wrong output, an exception, a crash, a hang) into a
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import platform
@@ -188,16 +189,26 @@ class Runner:
             result.phases_s["total"] = time.perf_counter() - started
             return result
         result.phases_s["start_worker"] = time.perf_counter() - started
-        tests_started = time.perf_counter()
-        self.run_tests(cases)
-        result.phases_s["tests"] = time.perf_counter() - tests_started
-        result.verdict = overall_verdict(result.tests)
-        if result.verdict == Verdict.ACCEPTED:
-            self.run_benchmarks()
-            result.verdict = overall_verdict(result.tests + self.benchmark_failures())
+        with self.gpu_turn():
+            tests_started = time.perf_counter()
+            self.run_tests(cases)
+            result.phases_s["tests"] = time.perf_counter() - tests_started
+            result.verdict = overall_verdict(result.tests)
+            if result.verdict == Verdict.ACCEPTED:
+                self.run_benchmarks()
+                result.verdict = overall_verdict(result.tests + self.benchmark_failures())
         result.message = self.summary_message()
         result.phases_s["total"] = time.perf_counter() - started
         return result
+
+    def gpu_turn(self):
+        """This GPU's lock while the run uses it (timing/contention.py): two judges of this host on one GPU
+        go one after the other.  Nothing to take in CPU mode, or where nothing is timed."""
+        if self.interpret or not self.options.benchmark:
+            return contextlib.nullcontext()
+        from judge.timing.contention import gpu_turn
+
+        return gpu_turn(self.result.environment, self.device, self.events.status)
 
     def prepare(self) -> list[Case]:
         """The functional tests, the CPU-mode notes and the reference (ShippedRunner has its own)."""

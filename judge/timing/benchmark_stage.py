@@ -18,7 +18,7 @@ from judge.challenge.shipped import request_payload
 from judge.judging.reference import BadReply, JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from judge.timing.contention import Probe, contention_note, gpu_turn, wait_for_gpu
+from judge.timing.contention import Probe, contention_note, wait_for_gpu
 from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, disagrees, exposed_note, forged_call,
                                 launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
 from judge.timing.seeds import case_seed as derive_case_seed
@@ -244,13 +244,12 @@ def run_benchmarks(runner, cases: list) -> None:
                                                                runner.options.wait_for_gpu_s, runner.events.status):
         result.notes.append(f"the GPU was still in use by another process after --wait-for-gpu "
                             f"{runner.options.wait_for_gpu_s:g} s; timed anyway")
-    try:
-        with gpu_turn(result.environment, runner.device, runner.events.status):  # one judge of this host at a time
-            if _time_cases(runner, cases, peaks, probe):
-                runner.events.status("timing the torch baseline")
-                started = time.perf_counter()
-                _time_baseline(runner, cases, peaks)
-                result.phases_s["torch_baseline"] = time.perf_counter() - started
+    try:  # in this GPU's turn: Runner.run holds it
+        if _time_cases(runner, cases, peaks, probe):
+            runner.events.status("timing the torch baseline")
+            started = time.perf_counter()
+            _time_baseline(runner, cases, peaks)
+            result.phases_s["torch_baseline"] = time.perf_counter() - started
     finally:
         probe.close()
 

@@ -5,16 +5,17 @@ SMs and the memory with someone else's kernels: an H100 running another
 process's fp32 matmuls read the tuned transpose 16-29x slow, with no word of
 it.  Around each case's timed calls the judge, in its own process:
 
-- takes its **turn**: a lock per GPU (``gpu_turn``), held while it times, so two
-  judges on one GPU time one after the other instead of spoiling each other's
-  numbers;
+- takes its **turn**: a lock per GPU (``gpu_turn``), held while it judges (tests
+  and timing: a second judge's functional tests would run beside the first's timed
+  calls), so two judges on one GPU go one after the other instead of spoiling each
+  other's numbers;
 - times a **calibration** copy (256 MiB, device to device, median of five) and
   compares it with the copy peak measured on this device (peaks.py): slower by
   more than ``SLOWDOWN`` means someone else's work ran beside it;
 - asks the driver (NVML, through ``pynvml`` where it is installed, else
-  ``nvidia-smi``) which **other compute processes** hold the GPU; only processes
-  visible in this PID namespace count (inside a container NVML may report the
-  host's).
+  ``nvidia-smi``) which **other compute processes** hold the GPU (only those
+  visible in this PID namespace: inside a container NVML may report the
+  host's), named as the likely cause when the calibration is slow.
 
 A case measured on a contended GPU keeps its time but says so
 (``contention`` in the JSON, a note), and such a run is not stored in the
@@ -38,16 +39,17 @@ CALIBRATION_BYTES = 256 * 1024**2
 
 
 def contention_note(before: dict, after: dict) -> str:
-    """What a case's checks found, as one sentence ("" when the GPU was the judge's alone).  Pure."""
-    found = []
+    """What a case's checks found, as one sentence ("" when the GPU was the judge's alone).  Pure.
+
+    The calibration decides: a process that merely holds a CUDA context (an idle notebook, another
+    judge waiting for its turn) costs nothing; the other processes are named as the likely cause."""
+    slow = [check["slowdown"] for check in (before, after) if (check.get("slowdown") or 0) > SLOWDOWN]
+    if not slow:
+        return ""
+    found = [f"a calibration copy {max(slow):.2f}x slower than this GPU's measured copy peak"]
     pids = sorted({p for check in (before, after) for p in check.get("other_processes", [])})
     if pids:
-        found.append(f"other compute processes on this GPU (pid {', '.join(map(str, pids[:6]))})")
-    slow = [check["slowdown"] for check in (before, after) if (check.get("slowdown") or 0) > SLOWDOWN]
-    if slow:
-        found.append(f"a calibration copy {max(slow):.2f}x slower than this GPU's measured copy peak")
-    if not found:
-        return ""
+        found.append(f"other compute processes on it: pid {', '.join(map(str, pids[:6]))}")
     return ("the GPU was not the judge's alone while it timed (" + "; ".join(found) + "): these times are not "
             "trustworthy and are not stored in the history; run again on an idle GPU, or with --wait-for-gpu S")
 

@@ -1,0 +1,163 @@
+"""Issues 24 and 25 on a GPU: the cheats of the timed path and the holes of the worker that only a GPU
+shows, each a solution that was accepted (or crashed the judge) before (H100, 2026-11-25).  The logic
+behind each is tested without a GPU in tests/test_bench_loop.py, test_timing.py and test_sealed.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from judge.judging.verdict import Verdict
+from judge.timing.speed import physical_floor_ms
+
+from conftest import EXAMPLES, ROOT, SOLUTIONS
+from test_gpu import run, small_bench_spec
+
+pytestmark = pytest.mark.gpu
+
+
+def _floor_ms(result, spec) -> float:
+    from judge.timing.benchmark_stage import case_cost
+    from judge.challenge.cases import benchmark_cases
+
+    case = benchmark_cases(spec)[0]
+    nbytes, flops = case_cost(spec, case)
+    return physical_floor_ms(nbytes, flops, result.environment.get("peaks"),
+                             int(result.environment.get("l2_bytes") or 0))[0]
+
+
+def _never_faster_than_physics(result, spec, honest_ms: float | None = None) -> None:
+    """Accepted only at an honest time: never under the floor, nor much under the honest kernel's."""
+    if result.verdict != Verdict.ACCEPTED:
+        return
+    median = result.benchmarks[0]["median_ms"]
+    assert median >= 0.8 * _floor_ms(result, spec), result.benchmarks[0]
+    if honest_ms is not None:
+        assert median >= 0.9 * honest_ms, (median, honest_ms)
+
+
+def test_a_copy_on_a_private_unjoined_stream_is_timed_at_its_real_cost():
+    spec = small_bench_spec("copy", "  - {name: n4096, N: 4096}\n")
+    honest = run(spec, EXAMPLES / "copy/tuned.py")
+    cheat = run(spec, SOLUTIONS / "cheat_private_stream_copy.py")
+    assert honest.verdict == Verdict.ACCEPTED, honest.message
+    _never_faster_than_physics(cheat, spec, 0.8 * honest.benchmarks[0]["median_ms"])
+    if cheat.verdict == Verdict.ACCEPTED:
+        assert cheat.benchmarks[0]["disagreeing_calls"] > 0
+
+
+def test_a_matmul_honest_only_where_audited_is_a_wrong_answer():
+    spec = small_bench_spec("matmul", "  - {name: m1024, M: 1024, N: 1024, K: 1024}\n")
+    result = run(spec, SOLUTIONS / "cheat_audit_aware_matmul.py")
+    assert result.verdict == Verdict.WRONG_ANSWER, result.message
+    assert "timed call" in result.message
+
+
+def test_a_transpose_dishonest_once_it_spots_the_timed_phase_is_timed_honestly():
+    spec = small_bench_spec("transpose", "  - {name: b4096, rows: 4096, cols: 4096}\n")
+    honest = run(spec, EXAMPLES / "transpose/tiled.py")
+    cheat = run(spec, SOLUTIONS / "cheat_flush_aware_transpose.py")
+    assert honest.verdict == Verdict.ACCEPTED, honest.message
+    _never_faster_than_physics(cheat, spec)
+
+
+def test_outputs_precomputed_from_the_case_seed_are_wrong():
+    spec = small_bench_spec("matmul", "  - {name: m1024, M: 1024, N: 1024, K: 1024}\n")
+    result = run(spec, SOLUTIONS / "cheat_precompute_timed_inputs.py")
+    assert result.verdict == Verdict.WRONG_ANSWER, result.message
+
+
+def test_a_copy_launched_from_a_thread_after_solve_returned_is_refused():
+    spec = small_bench_spec("copy", "  - {name: n4096, N: 4096}\n")
+    result = run(spec, SOLUTIONS / "cheat_deferred_launch_thread.py")
+    assert result.verdict != Verdict.ACCEPTED or result.benchmarks[0]["median_ms"] >= 0.8 * _floor_ms(result, spec)
+
+
+def test_a_patched_worker_protocol_is_a_runtime_error():
+    spec = small_bench_spec("transpose", "  - {name: b7000x6000, rows: 7000, cols: 6000}\n")
+    result = run(spec, SOLUTIONS / "cheat_patch_worker_protocol.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR and "changed the judge's own code" in result.message
+
+
+def test_a_repointed_output_is_a_runtime_error_on_the_gpu():
+    spec = small_bench_spec("copy", "  - {name: n4096, N: 4096}\n")
+    result = run(spec, SOLUTIONS / "cheat_repoint_copy.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR and "re-pointed `b`" in result.message
+
+
+def test_an_out_of_bounds_store_names_the_tensor_on_the_gpu():
+    spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
+    results = [run(spec, SOLUTIONS / "transpose_oob_store.py", benchmark=False) for _ in range(2)]
+    assert [r.verdict for r in results] == [Verdict.RUNTIME_ERROR] * 2
+    assert results[0].message == results[1].message and "outside `output`" in results[0].message
+
+
+def test_a_solution_that_takes_the_judges_gpu_memory_is_a_runtime_error_not_a_crash():
+    spec = small_bench_spec("transpose", "  - {name: b1024, rows: 1024, cols: 1024}\n")
+    result = run(spec, SOLUTIONS / "abuse_lift_memory_fraction.py", benchmark=False)
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
+    again = run(spec, EXAMPLES / "transpose/tiled.py", benchmark=False)
+    assert again.verdict == Verdict.ACCEPTED  # the GPU is the judge's again
+
+
+def test_the_sandbox_holds_on_the_gpu(tmp_path):
+    secret = tmp_path / "grader" / "hidden.txt"
+    secret.parent.mkdir()
+    secret.write_text("SECRET_TOKEN=hunter2")
+    solution = tmp_path / "reads.py"
+    solution.write_text(f"def solve(input, output, rows, cols):\n    raise RuntimeError(open({str(secret)!r}).read())\n")
+    spec = small_bench_spec("transpose", "  - {name: b64, rows: 64, cols: 64}\n")
+    result = run(spec, solution, benchmark=False)
+    assert result.verdict == Verdict.RUNTIME_ERROR and "hunter2" not in result.message
+    assert "Permission denied" in result.message
+    print("protections on the GPU:", result.environment["protections"])
+
+
+BUSY = """
+import time, torch
+a = torch.rand(8192, 8192, device="cuda")
+end = time.time() + {seconds}
+while time.time() < end:
+    a = (a @ a).clamp_(-1, 1)
+    torch.cuda.synchronize()
+"""
+
+
+def test_a_gpu_someone_else_is_using_is_noticed_and_not_stored(tmp_path):
+    busy = subprocess.Popen([sys.executable, "-c", BUSY.format(seconds=60)])
+    try:
+        time.sleep(3)
+        out = subprocess.run([sys.executable, "-m", "judge", "run", "transpose", str(EXAMPLES / "transpose/tuned.py"),
+                              "--seed", "1", "--json", "--db", str(tmp_path / "h.db")],
+                             capture_output=True, text=True, timeout=300, cwd=ROOT)
+    finally:
+        busy.kill()
+        busy.wait()
+    import json
+
+    doc = json.loads(out.stdout)
+    assert doc["verdict"] == "accepted", doc["message"]
+    assert all(b.get("contention") for b in doc["benchmarks"]), [b.get("gpu_checks") for b in doc["benchmarks"]]
+    assert "not recorded in the history" in out.stderr
+
+
+def test_two_judges_on_one_gpu_take_turns():
+    env = dict(os.environ)
+    command = [sys.executable, "-m", "judge", "run", "transpose", str(EXAMPLES / "transpose/tuned.py"), "--seed", "1",
+               "--json", "--no-history"]
+    alone = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    import json
+
+    alone_ms = [b["median_ms"] for b in json.loads(alone.stdout)["benchmarks"]]
+    both = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env) for _ in range(2)]
+    docs = [json.loads(p.communicate(timeout=300)[0]) for p in both]
+    for doc in docs:
+        assert doc["verdict"] == "accepted"
+        for bench, ms in zip(doc["benchmarks"], alone_ms):
+            assert bench["median_ms"] <= 1.1 * ms, (bench["median_ms"], ms)  # not spoiled by the other judge
+            assert not bench.get("contention"), bench.get("gpu_checks")
