@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The GPU check of issues 24 and 25 (a sealed judge, times you can trust), in parts that each fit
+# one 10-minute device call.  Needs the sandbox's wheels in .whl (landlockpy, pyseccomp) and, for
+# "measure", the trees to compare in .old/<name> (git archive <commit> | tar -x -C .old/<name>).
+#   bash scripts/sealed_gpu.sh tests     tests/test_gpu_sealed.py, test_gpu.py, test_gpu_isolation.py
+#   bash scripts/sealed_gpu.sh cheats    issue 25's cheats judged by .old/main and by this tree
+#   bash scripts/sealed_gpu.sh cost      judge run of the tuned transpose, 5 alternating rounds per tree
+#                                        (.old/main, .old/t24, this tree): wall time and medians
+#   bash scripts/sealed_gpu.sh fidelity  research/fidelity_clocks.py --rounds 3 (judge against do_bench)
+set -u
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site
+fi
+python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+ROOT=$PWD
+
+judge_in() {  # judge_in TREE ARGS...: `judge` of that tree (this one: ".")
+  local tree=$1; shift
+  if [ "$tree" = "." ]; then python3 -m judge "$@"; else (cd "$ROOT/.old/$tree" && PYTHONPATH="$ROOT/.old/$tree:${PYTHONPATH:-}" python3 -m judge "$@"); fi
+}
+
+summary() {  # one line from a --json document on stdin
+  python3 -c '
+import json, sys
+try:
+    d = json.loads(sys.stdin.read())
+except ValueError:
+    print("no JSON (the judge died?)"); sys.exit()
+b = "; ".join(f"{x[\"name\"]}: {x.get(\"median_ms\", 0) or 0:.4f} ms {x.get(\"verdict\")}" for x in d.get("benchmarks", []))
+print(d["verdict"], "|", b, "|", (d.get("message") or "")[:160].replace("\n", " "))'
+}
+
+case "${1:-tests}" in
+tests)
+  SECONDS=0
+  python3 -m pytest -m gpu tests/test_gpu_sealed.py tests/test_gpu.py tests/test_gpu_isolation.py -q \
+      -p no:cacheprovider -s 2>&1 | tee "$OUT/gpu_tests.log" | grep -E "passed|failed|FAILED|ERROR|protections" | cut -c1-300
+  echo "GPU tests: ${SECONDS} s"
+  ;;
+cheats)
+  for cheat in "copy cheat_private_stream_copy" "matmul cheat_audit_aware_matmul" \
+               "transpose cheat_flush_aware_transpose" "matmul cheat_precompute_timed_inputs" \
+               "copy cheat_deferred_launch_thread" "transpose cheat_patch_worker_protocol" "copy cheat_repoint_copy" \
+               "transpose abuse_lift_memory_fraction"; do
+    set -- $cheat
+    for tree in main .; do
+      out=$(judge_in "$tree" run "$ROOT/challenges/$1.yaml" "$ROOT/tests/solutions/$2.py" --seed 1 --json --no-history \
+            --bench-budget 1 2>"$OUT/$2-$([ "$tree" = . ] && echo new || echo main).err")
+      echo "$2 [$([ "$tree" = . ] && echo now || echo main)] exit $?: $(echo "$out" | summary)"
+    done
+  done
+  ;;
+cost)
+  for tree in main t24 .; do judge_in "$tree" run "$ROOT/challenges/transpose.yaml" "$ROOT/solutions/transpose/tuned.py" \
+      --seed 1 --json --no-history >/dev/null 2>&1; done  # peaks, baselines, caches: once per tree
+  for round in 1 2 3 4 5; do
+    for tree in main t24 .; do
+      start=$(date +%s.%N)
+      out=$(judge_in "$tree" run "$ROOT/challenges/transpose.yaml" "$ROOT/solutions/transpose/tuned.py" --seed 1 --json \
+            --no-history 2>/dev/null)
+      end=$(date +%s.%N)
+      echo "{\"round\": $round, \"tree\": \"$tree\", \"wall_s\": $(awk "BEGIN{print $end - $start}"), \"doc\": $out}" >> "$OUT/cost.jsonl"
+    done
+  done
+  python3 - "$OUT/cost.jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+for tree in ("main", "t24", "."):
+    mine = [r for r in rows if r["tree"] == tree]
+    walls = sorted(r["wall_s"] for r in mine)
+    medians = {b["name"]: statistics.median(x["doc"]["benchmarks"][i]["median_ms"] for x in mine)
+               for i, b in enumerate(mine[0]["doc"]["benchmarks"])}
+    print(f"{tree}: wall median {statistics.median(walls):.2f} s (min {walls[0]:.2f}) | medians "
+          + ", ".join(f"{k} {v:.4f} ms" for k, v in medians.items()))
+PY
+  ;;
+fidelity)
+  python3 research/fidelity_clocks.py --rounds 3 2>&1 | tee "$OUT/fidelity.log" | tail -14
+  ;;
+esac
