@@ -109,7 +109,8 @@ def test_the_sandbox_holds_on_the_gpu(tmp_path):
     secret = tmp_path / "grader" / "hidden.txt"
     secret.parent.mkdir()
     secret.write_text("SECRET_TOKEN=hunter2")
-    solution = tmp_path / "reads.py"
+    solution = tmp_path / "submission" / "reads.py"  # its own folder: the solution's folder is readable
+    solution.parent.mkdir()
     solution.write_text(f"def solve(input, output, rows, cols):\n    raise RuntimeError(open({str(secret)!r}).read())\n")
     spec = small_bench_spec("transpose", "  - {name: b64, rows: 64, cols: 64}\n")
     result = run(spec, solution, benchmark=False)
@@ -141,6 +142,7 @@ def test_a_gpu_someone_else_is_using_is_noticed_and_not_stored(tmp_path):
     import json
 
     doc = json.loads(out.stdout)
+    print("contended:", json.dumps([{k: b.get(k) for k in ("name", "median_ms", "gpu_checks")} for b in doc["benchmarks"]]))
     assert doc["verdict"] == "accepted", doc["message"]
     assert all(b.get("contention") for b in doc["benchmarks"]), [b.get("gpu_checks") for b in doc["benchmarks"]]
     assert "not recorded in the history" in out.stderr

@@ -9,9 +9,12 @@ it.  Around each case's timed calls the judge, in its own process:
   and timing: a second judge's functional tests would run beside the first's timed
   calls), so two judges on one GPU go one after the other instead of spoiling each
   other's numbers;
-- times a **calibration** copy (256 MiB, device to device, median of five) and
-  compares it with the copy peak measured on this device (peaks.py): slower by
-  more than ``SLOWDOWN`` means someone else's work ran beside it;
+- times a **calibration**: 16 copies of 256 MiB back to back (about 2 ms: on
+  an H200 five single copies of another process's busy GPU read 1.01x, as the
+  GPU switches between processes between short kernels, not inside them),
+  three times, and compares the median with the copy peak measured on this
+  device (peaks.py): slower by more than ``SLOWDOWN`` means someone else's work
+  ran beside it;
 - asks the driver (NVML, through ``pynvml`` where it is installed, else
   ``nvidia-smi``) which **other compute processes** hold the GPU (only those
   visible in this PID namespace: inside a container NVML may report the
@@ -36,6 +39,7 @@ __all__ = ["gpu_turn", "Probe", "other_processes", "wait_for_gpu", "contention_n
 
 SLOWDOWN = 1.15  # the calibration copy this much slower than the device's copy peak: contended
 CALIBRATION_BYTES = 256 * 1024**2
+CALIBRATION_COPIES = 16
 
 
 def contention_note(before: dict, after: dict) -> str:
@@ -82,25 +86,29 @@ class Probe:
         if others is not None:
             out["other_processes"] = others
         if self.copy_gbps:
-            out["slowdown"] = round(self._copy_ms() / (2 * CALIBRATION_BYTES / (self.copy_gbps * 1e9) * 1e3), 3)
+            expected_ms = CALIBRATION_COPIES * 2 * CALIBRATION_BYTES / (self.copy_gbps * 1e9) * 1e3
+            out["slowdown"] = round(self._copies_ms() / expected_ms, 3)
         return out
 
-    def _copy_ms(self) -> float:
+    def _copies_ms(self) -> float:
+        """The median of three runs of CALIBRATION_COPIES back-to-back copies (ms), after one untimed."""
         import torch
 
         if self._buffers is None:
             src = torch.empty(CALIBRATION_BYTES // 4, dtype=torch.float32, device=self.device).fill_(1.0)
             self._buffers = (src, torch.empty_like(src))
         src, dst = self._buffers
+        dst.copy_(src)
         times = []
-        for _ in range(6):
+        for _ in range(3):
             begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             begin.record()
-            dst.copy_(src)
+            for _ in range(CALIBRATION_COPIES):
+                dst.copy_(src)
             end.record()
             end.synchronize()
             times.append(begin.elapsed_time(end))
-        return sorted(times[1:])[2]  # the first warms the copy up
+        return sorted(times)[1]
 
     def close(self) -> None:
         self._buffers = None

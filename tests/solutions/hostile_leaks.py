@@ -22,5 +22,8 @@ def solve(input, output, rows, cols):
             with torch.cuda.graph(graph, stream=stream):
                 static.mul_(2)
         hoard.append((graph, static))
-        hoard.append(static.untyped_storage()._share_cuda_())  # an IPC handle, never closed
+        try:  # an IPC handle, never closed (the sandbox denies the /dev/shm file torch keeps for it)
+            hoard.append(static.untyped_storage()._share_cuda_())
+        except RuntimeError:
+            pass
     torch.cuda.current_stream().wait_stream(stream)
