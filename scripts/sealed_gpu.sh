@@ -2,6 +2,7 @@
 # The GPU check of issues 24 and 25 (a sealed judge, times you can trust), in parts that each fit
 # one 10-minute device call.  Needs the sandbox's wheels in .whl (landlockpy, pyseccomp) and, for
 # "measure", the trees to compare in .old/<name> (git archive <commit> | tar -x -C .old/<name>).
+#   bash scripts/sealed_gpu.sh sandbox   scripts/sandbox_report.py --gpu: the policy and what it stops
 #   bash scripts/sealed_gpu.sh tests     tests/test_gpu_sealed.py, test_gpu.py, test_gpu_isolation.py
 #   bash scripts/sealed_gpu.sh cheats    issue 25's cheats judged by .old/main and by this tree
 #   bash scripts/sealed_gpu.sh cost      judge run of the tuned transpose, 5 alternating rounds per tree
@@ -23,18 +24,23 @@ judge_in() {  # judge_in TREE ARGS...: `judge` of that tree (this one: ".")
   if [ "$tree" = "." ]; then python3 -m judge "$@"; else (cd "$ROOT/.old/$tree" && PYTHONPATH="$ROOT/.old/$tree:${PYTHONPATH:-}" python3 -m judge "$@"); fi
 }
 
-summary() {  # one line from a --json document on stdin
-  python3 -c '
+SUMMARY_PY=$(cat <<'PY'
 import json, sys
 try:
     d = json.loads(sys.stdin.read())
 except ValueError:
-    print("no JSON (the judge died?)"); sys.exit()
-b = "; ".join(f"{x[\"name\"]}: {x.get(\"median_ms\", 0) or 0:.4f} ms {x.get(\"verdict\")}" for x in d.get("benchmarks", []))
-print(d["verdict"], "|", b, "|", (d.get("message") or "")[:160].replace("\n", " "))'
-}
+    print("no JSON (the judge died?)")
+    sys.exit()
+bench = "; ".join(f"{x['name']}: {x.get('median_ms') or 0:.4f} ms {x.get('verdict')}" for x in d.get("benchmarks", []))
+print(d["verdict"], "|", bench, "|", (d.get("message") or "")[:200].replace("\n", " "))
+PY
+)
+summary() { python3 -c "$SUMMARY_PY"; }  # one line from a --json document on stdin
 
 case "${1:-tests}" in
+sandbox)
+  python3 scripts/sandbox_report.py --gpu 2>&1 | tail -40
+  ;;
 tests)
   SECONDS=0
   python3 -m pytest -m gpu tests/test_gpu_sealed.py tests/test_gpu.py tests/test_gpu_isolation.py -q \

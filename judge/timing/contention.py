@@ -9,12 +9,14 @@ it.  Around each case's timed calls the judge, in its own process:
   and timing: a second judge's functional tests would run beside the first's timed
   calls), so two judges on one GPU go one after the other instead of spoiling each
   other's numbers;
-- times a **calibration**: 16 copies of 256 MiB back to back (about 2 ms: on
-  an H200 five single copies of another process's busy GPU read 1.01x, as the
-  GPU switches between processes between short kernels, not inside them),
-  three times, and compares the median with the copy peak measured on this
-  device (peaks.py): slower by more than ``SLOWDOWN`` means someone else's work
-  ran beside it;
+- times a **calibration**: 16 copies of 256 MiB back to back (about 2 ms), by
+  the host clock from their launch to a synchronize, three times, and compares
+  the median with the copy peak measured on this device (peaks.py): slower by
+  more than ``SLOWDOWN`` means someone else's work ran beside it.  By the host
+  clock, because the GPU gives each process time slices: on an H200 busy with
+  another process's matmuls, CUDA events around these copies read 1.00x (they
+  ran within one slice, after a wait the events do not see) while the judge's
+  timed calls, which outlast a slice, read 30x;
 - asks the driver (NVML, through ``pynvml`` where it is installed, else
   ``nvidia-smi``) which **other compute processes** hold the GPU (only those
   visible in this PID namespace: inside a container NVML may report the
@@ -91,7 +93,7 @@ class Probe:
         return out
 
     def _copies_ms(self) -> float:
-        """The median of three runs of CALIBRATION_COPIES back-to-back copies (ms), after one untimed."""
+        """The median of three runs of CALIBRATION_COPIES back-to-back copies (ms, host clock), after one untimed."""
         import torch
 
         if self._buffers is None:
@@ -99,15 +101,14 @@ class Probe:
             self._buffers = (src, torch.empty_like(src))
         src, dst = self._buffers
         dst.copy_(src)
+        torch.cuda.synchronize(self.device)
         times = []
         for _ in range(3):
-            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            begin.record()
+            started = time.perf_counter()
             for _ in range(CALIBRATION_COPIES):
                 dst.copy_(src)
-            end.record()
-            end.synchronize()
-            times.append(begin.elapsed_time(end))
+            torch.cuda.synchronize(self.device)
+            times.append((time.perf_counter() - started) * 1e3)
         return sorted(times)[1]
 
     def close(self) -> None:
