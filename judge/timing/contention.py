@@ -136,13 +136,18 @@ def _uuid(device: str) -> str | None:
     return text if text.startswith("GPU-") else f"GPU-{text}"
 
 
+_NVML: list = []  # [pynvml] once initialised (nvmlInit costs tens of ms: once a process)
+
+
 def _nvml_pids(device: str) -> list[int] | None:
     try:
         import pynvml
     except ImportError:
         return None
     try:
-        pynvml.nvmlInit()
+        if not _NVML:
+            pynvml.nvmlInit()
+            _NVML.append(pynvml)
         uuid = _uuid(device)
         handle = pynvml.nvmlDeviceGetHandleByUUID(uuid.encode() if isinstance(uuid, str) else uuid)
         return [int(p.pid) for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle)]
