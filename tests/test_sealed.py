@@ -250,3 +250,24 @@ def test_a_worker_cannot_talk_the_judge_into_reporting_a_sandbox_it_lacks(monkey
     protections = result.environment["protections"]
     assert protections["landlock"] == "off: JUDGE_SANDBOX=0" and protections["seccomp"] == "off: JUDGE_SANDBOX=0"
     assert any("sandbox is incomplete" in note for note in result.notes)
+
+
+@needs_landlock
+def test_the_torch_baseline_of_a_leetgpu_folder_may_read_its_checkout(tmp_path):
+    """The baseline imports the folder's challenge.py (and the checkout's core package): under the
+    sandbox that read was denied and the torch column of LeetGPU benchmarks went missing (H200 test)."""
+    from judge.challenge.catalog import load_challenge
+    from judge.timing.benchmark_stage import baseline_file, baseline_reads
+    from judge.worker.client import SubmissionInvalid, Worker
+
+    spec = load_challenge(str(ROOT / "tests" / "leetgpu" / "challenges" / "easy" / "1_vec_add"))
+    path = baseline_file(spec, str(tmp_path))
+    worker = Worker(path, spec, "cpu", True, readable=baseline_reads(spec))
+    try:
+        worker.start(120)  # loads: reference_impl imported from the checkout
+    finally:
+        worker.stop()
+    closed = Worker(path, spec, "cpu", True)
+    with pytest.raises(SubmissionInvalid):
+        closed.start(120)
+    closed.stop()

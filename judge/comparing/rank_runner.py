@@ -167,10 +167,11 @@ class Participant:
 
 def start_torch(spec, device: str, options: Options, run_seed: int, directory: str) -> Participant:
     """The torch baseline in a worker of its own (raises the worker's exceptions)."""
-    from judge.timing.benchmark_stage import baseline_file
+    from judge.timing.benchmark_stage import baseline_file, baseline_reads
     from judge.worker.client import Worker
 
-    worker = Worker(baseline_file(spec, directory), spec, device, False, options.worker_env)
+    worker = Worker(baseline_file(spec, directory), spec, device, False, options.worker_env,
+                    readable=baseline_reads(spec))
     try:
         worker.start(options.compile_timeout)
     except BaseException:

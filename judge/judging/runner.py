@@ -299,9 +299,9 @@ class Runner:
         early.device = self.device  # sent with the init message, not fixed at spawn
         return early
 
-    def new_worker(self, solution: str | None = None) -> Worker:
+    def new_worker(self, solution: str | None = None, readable: tuple[str, ...] = ()) -> Worker:
         return Worker(solution or self.solution, self.spec, self.device, self.interpret,
-                      self.options.worker_env, self.options.limits, self.options.untrusted)
+                      self.options.worker_env, self.options.limits, self.options.untrusted, readable)
 
     def ensure_worker(self) -> None:
         if self.worker is None or not self.worker.alive:

@@ -220,6 +220,14 @@ def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
     return out
 
 
+def baseline_reads(spec) -> tuple[str, ...]:
+    """What the torch baseline's worker reads beside its file: a LeetGPU challenge's checkout, whose
+    ``reference_impl`` (and ``core`` package) it imports (trusted code, as the judge's own imports of it)."""
+    if getattr(spec, "shipped", False):
+        return (str(Path(spec.source).resolve().parent.parent),)
+    return ()
+
+
 def baseline_file(spec, directory: str) -> str:
     path = Path(directory) / f"torch_{spec.name}.py"
     path.write_text("import math\nimport torch\n\n" + spec.baseline_code + "\n\nsolve = baseline\n")
@@ -355,7 +363,7 @@ class BaselineWorker:
 
     def __init__(self, runner):
         self.tmp = tempfile.TemporaryDirectory(prefix="judge-baseline-")
-        self.worker = runner.new_worker(baseline_file(runner.spec, self.tmp.name))
+        self.worker = runner.new_worker(baseline_file(runner.spec, self.tmp.name), baseline_reads(runner.spec))
         self.worker.spawn()
         self.started, self.problem = False, None
 

@@ -115,14 +115,16 @@ class Worker:
     """One spawned worker process for one solution file."""
 
     def __init__(self, solution: str, spec, device: str, interpret: bool,
-                 extra_env: dict | None = None, limits: Limits | None = None, untrusted: bool = False):
+                 extra_env: dict | None = None, limits: Limits | None = None, untrusted: bool = False,
+                 readable: tuple[str, ...] = ()):
         """``untrusted`` (``judge grade``): the strict sandbox (no folder of $PYTHONPATH) and a Triton
-        cache of this worker's own, so no submission's kernels reach another's."""
+        cache of this worker's own, so no submission's kernels reach another's.  ``readable``: more
+        folders its sandbox lets it read (the torch baseline's: a LeetGPU checkout it imports)."""
         self.solution, self.spec = str(Path(solution).resolve()), spec
         self.device, self.interpret = device, interpret
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
-        self.untrusted = untrusted
+        self.untrusted, self.readable = untrusted, tuple(readable)
         self.protections: dict = {}  # the sandbox's layers as the worker applied them (its ready message)
         self.watchdog: MemoryWatchdog | None = None
         self.max_blob = protocol.MAX_BLOB
@@ -171,7 +173,7 @@ class Worker:
 
         if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
             return None
-        readable = [judge_triton_cache(), str(cache_dir() / "pycache")]
+        readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable]
         writable = [self._solution_env()["TRITON_CACHE_DIR"]]
         profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/profiling.py: the worker writes its profile there
         if profiles:

@@ -39,7 +39,8 @@ class Fingerprint:
     """Every global, class attribute and code object of the watched modules, as they are now."""
 
     def __init__(self, modules=WATCHED_MODULES):
-        self.entries: list[tuple[object, str, object, object]] = []  # (namespace, name, value, its code)
+        self.entries: list[tuple[object, dict, str, object, object]] = []  # (owner, its live namespace, name,
+        # value, its code)
         for name in modules:
             module = sys.modules.get(name)
             if module is None:
@@ -50,32 +51,24 @@ class Fingerprint:
                     self._record(value, dict(vars(value)))
 
     def _record(self, owner, namespace: dict) -> None:
+        live = vars(owner)  # a module's dict, a class's mappingproxy: both show later changes
         for attr, value in namespace.items():
             if attr.startswith("__") and attr.endswith("__"):
                 continue
-            self.entries.append((owner, attr, value, getattr(value, "__code__", None)))
+            self.entries.append((owner, live, attr, value, getattr(value, "__code__", None)))
 
     def changed(self) -> list[str]:
-        """What differs from the recording (each put back as it was); [] in an honest call."""
+        """What differs from the recording (each put back as it was); [] in an honest call (~0.1 µs an entry:
+        it runs after every call)."""
         found = []
-        for owner, attr, value, code in self.entries:
-            current = _get(owner, attr)
-            if current is not value:
+        for owner, live, attr, value, code in self.entries:
+            if live.get(attr, _MISSING) is not value:
                 found.append(_label(owner, attr))
-                _set(owner, attr, value)
-            elif code is not None and getattr(value, "__code__", None) is not code:
+                setattr(owner, attr, value)
+            elif code is not None and value.__code__ is not code:
                 found.append(_label(owner, attr) + ".__code__")
                 value.__code__ = code
         return found
-
-
-def _get(owner, attr):
-    namespace = vars(owner)
-    return namespace.get(attr, _MISSING)
-
-
-def _set(owner, attr, value) -> None:
-    setattr(owner, attr, value)
 
 
 def _label(owner, attr) -> str:

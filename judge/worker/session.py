@@ -191,13 +191,17 @@ class Session:
         self.sealed = (arena, named, Seal(named), args)
         return args
 
+    def restore_state(self) -> None:
+        """torch's per-call state as it was before the solution loaded (integrity.ProcessState)."""
+        if self.state is not None:
+            self.state.restore()
+
     def check_call(self) -> None:
         """After every call, outside any timed region: the judge's code is as it was, torch's state
         is set back, the arguments still view the judge's buffers and nothing wrote outside them
         (integrity.py, guarded.py).  Raises ArgumentsTampered."""
         problems = self.code_kept()
-        if self.state is not None:
-            self.state.restore()
+        self.restore_state()
         if self.sealed is None:
             if problems:
                 raise ArgumentsTampered("\n".join(problems))
