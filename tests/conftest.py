@@ -19,6 +19,19 @@ CHALLENGES = ROOT / "challenges"
 os.environ.pop("TRITON_INTERPRET", None)
 
 
+def outlived(pid: int, seconds: float = 5.0) -> bool:
+    """Whether process ``pid`` is still there ``seconds`` from now (it is then killed, so no test leaves it)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = Path(f"/proc/{pid}").exists()
+    if alive:
+        os.kill(pid, 9)
+    return alive
+
+
 @pytest.fixture
 def tiny_spec_path() -> Path:
     return SPECS / "tiny_transpose.yaml"

@@ -21,7 +21,7 @@ from judge.challenge.spec import load_spec
 from judge.judging.verdict import Verdict
 from judge.worker.limits import Limits
 
-from conftest import SOLUTIONS, SPECS
+from conftest import SOLUTIONS, SPECS, outlived
 
 pytestmark = pytest.mark.slow
 TINY = load_spec(SPECS / "tiny_transpose.yaml")
@@ -147,10 +147,4 @@ def test_a_worker_dies_with_the_judge_that_spawned_it(tmp_path):
     time.sleep(3)  # the worker loads the solution, which then loops
     judge_process.kill()
     judge_process.wait()
-    deadline = time.monotonic() + 5
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    orphaned = Path(f"/proc/{pid}").exists()
-    if orphaned:
-        os.kill(pid, 9)
-    assert not orphaned, "the worker outlived the judge that spawned it"
+    assert not outlived(pid), "the worker outlived the judge that spawned it"

@@ -134,7 +134,9 @@ class TimedCalls:
         except BadReply as exc:
             raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
         except JudgeOutOfMemory as exc:
-            self.runner.stop_worker_for_memory()
+            stop = getattr(self.runner, "stop_worker_for_memory", None)  # a rank's participant has none: it drops out
+            if stop is not None:
+                stop()
             raise BenchFailure(Verdict.RUNTIME_ERROR, str(exc)) from None
         self.verified += 1
         self.verifying_s += time.perf_counter() - sent
@@ -300,10 +302,20 @@ def note_contention(entry: dict, before: dict, after: dict) -> None:
 def refuse_below_floor(entry: dict, spec, case, peaks: dict | None, environment: dict) -> None:
     """Raise BenchFailure when the entry's median is faster than the GPU can go (speed.below_floor):
     such a time is never reported, whatever fooled the timer (docs/timing.md, "Times obey physics")."""
-    nbytes, flops = case_cost(spec, case)
+    nbytes, flops = floor_cost(spec, case)
     why = below_floor(entry["median_ms"], nbytes, flops, peaks, int(environment.get("l2_bytes") or 0))
     if why:
         raise BenchFailure(Verdict.RUNTIME_ERROR, f"{case.name}: {why}; rejected")
+
+
+def floor_cost(spec, case) -> tuple[float, float]:
+    """(bytes, flops) the physical floor rests on: the spec's cost formulas (its author's "what a call must
+    move at least"); for a LeetGPU test only the bytes its outputs must be written with, since nothing
+    says its inputs are all read (a lookup into a table reads a few rows)."""
+    if hasattr(case, "arguments"):
+        return float(sum(value.nbytes for name, value in case.arguments.items()
+                         if hasattr(value, "nbytes") and case.roles.get(name) != "in")), 0.0
+    return spec.bytes_moved(case.params), spec.flops(case.params)
 
 
 def _floor_ms(peaks: dict) -> float | None:
