@@ -38,11 +38,19 @@ def judge(name: str, spec=TINY, **options):
     "cheat_skip_after_warmup.py",
     "cheat_patch_comparisons.py",  # comparisons happen in the judge's process
     "cheat_read_expected.py",  # the expected output never exists in the worker
-    "cheat_deferred_thread.py",  # outputs are read when solve() returns
 ])
 def test_cheats_are_wrong_answers(name):
     result = judge(name)
     assert result.verdict == Verdict.WRONG_ANSWER, result.message
+
+
+def test_a_thread_left_running_by_solve_is_a_runtime_error():
+    """Outputs are read when solve() returns, and a thread of the solution's still alive then is refused:
+    its work would not be timed (a thread that wrote the outputs between a timed call's synchronize and
+    its digest was accepted: the red team, 2026-11-26)."""
+    result = judge("cheat_deferred_thread.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR
+    assert "left 1 thread(s) of its own running" in result.tests[0].message, result.tests[0].message
 
 
 @pytest.mark.parametrize("name", ["cheat_forge_reply.py", "cheat_forge_dtype.py", "cheat_forge_area.py"])

@@ -38,7 +38,7 @@ _copy = torch.Tensor.copy_
 _properties = torch.cuda.get_device_properties
 
 CLOCK_UNSET = (1 << 63) - 1  # the table's clock slot before the first program writes its start
-SLOTS = [CLOCK_UNSET, 0]  # the clock, the barrier's counter: in front of every table
+SLOTS = (CLOCK_UNSET, 0)  # the clock, the barrier's counter: in front of every table (a tuple: no solution edits it)
 BARRIER_NS = tl.constexpr(1_000_000)  # a constexpr: a jit function reads no other globals
 THREADS = 512  # threads per program: divides every SM size (1024, 1536, 2048)
 MAX_REGISTERS = 32  # per thread: 2048 threads x 32 fill an SM's 65536 registers exactly
@@ -168,7 +168,7 @@ class Cover:
         probe = fill_table(fills + [self.flush_fill], 0)
         table = _empty((len(SLOTS) + len(probe.values),), dtype=torch.int64, device=self.flush.device)
         laid = fill_table(fills + [self.flush_fill], table.data_ptr() + WORD * len(SLOTS))
-        _copy(table, _tensor(SLOTS + laid.values, dtype=torch.int64))
+        _copy(table, _tensor(list(SLOTS) + laid.values, dtype=torch.int64))
         return Prepared(table, laid.word_rows, laid.byte_rows, keep)
 
     def __call__(self, spin_ns: int, prepared: "Prepared") -> None:

@@ -30,6 +30,10 @@ worker: the session (judge/worker/session.py) owns the I/O and hands itself in.
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
+from types import MappingProxyType
 from typing import NamedTuple
 
 import torch
@@ -54,6 +58,18 @@ _event_sync = _c_method("synchronize", torch.cuda.Event.synchronize)
 _synchronize = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize  # the current device
 _current_stream = torch.cuda.current_stream  # only where no stream is given (the timer floor, the guard's sizing)
 _clone = torch.Tensor.clone
+_clock = time.perf_counter  # the host clock of every timed call: never an attribute a solution can rebind
+_TENSOR = getattr(torch._C, "TensorBase", None) or torch._C._TensorBase  # C methods, an immutable type
+_sum, _view, _item = _TENSOR.sum, _TENSOR.view, _TENSOR.__getitem__
+_detach, _contiguous, _reshape = _TENSOR.detach, _TENSOR.contiguous, _TENSOR.reshape
+_HOOKS = (sys.setprofile, sys.settrace, threading.setprofile, threading.settrace)
+
+
+def clear_hooks() -> None:
+    """Remove profile and trace hooks: one a solution set (sys.setprofile) runs its code inside the judge's
+    after solve() returns, where it saw which call the judge verifies (the red team, 2026-11-26)."""
+    for hook in _HOOKS:
+        hook(None)
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
@@ -83,10 +99,10 @@ class TimedLoop:
 
     def time(self, seed: int) -> dict:
         """One timed call on inputs drawn from ``seed``; what the judge needs to judge its time."""
+        clear_hooks()
         self.args = self.arguments(seed)
-        call = measured_call(self.session, self.args, self.guard, self.stream)
+        call, self.digest = measured_call(self.session, self.args, self.guard, self.stream, digest=True)
         self.session.check_call()  # seal, guard zones, state, the judge's code: a runtime error if broken
-        self.digest = outputs_digest(self.session.spec, self.args)  # queued, not waited for
         dropped = self.guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
         return {"ok": True, "op": "timed", "event_ms": call.event_ms, "host_ms": call.host_ms,
                 "tail_ms": call.tail_ms, "lead_us": call.lead_us, "cover_us": call.cover_us,
@@ -98,7 +114,7 @@ class TimedLoop:
         meanwhile."""
         if self.args is None:
             raise RuntimeError("no timed call to send")
-        if int(self.digest) != int(outputs_digest(self.session.spec, self.args)):
+        if not same_digest(self.digest, outputs_digest(self.session.spec, self.args)):
             raise self.session.tampered("the outputs of a timed call changed after solve() returned and the device "
                                         "was synchronized: work deferred past the call (a thread, a host callback) "
                                         "is not timed; finish the outputs before solve() returns")
@@ -129,18 +145,28 @@ def warmup(loop: TimedLoop, case_seed: int) -> list[float]:
     return host_us
 
 
-def outputs_digest(spec, args: list):
-    """A sum of the output and inout tensors' 32-bit words (and odd bytes), as a device tensor: computing it
-    queues work and waits for none, so every timed call can take one."""
-    total = None
+def outputs_digest(spec, args: list) -> list:
+    """Sums of the output and inout tensors' 32-bit words: all of them, every second and every third (so a
+    permutation, a sort finished later, changes it), as device tensors through torch's C methods (no
+    patch of ``torch.Tensor`` reaches them): computing it queues work and waits for none."""
+    parts = []
     for i, p in tensor_params(spec):
         if p.role == "in" or not args[i].numel():
             continue
-        raw = raw_bytes(args[i])
-        words = raw.numel() // 4
-        part = raw[:4 * words].view(torch.int32).sum(dtype=torch.int64) + raw[4 * words:].sum(dtype=torch.int64)
-        total = part if total is None else total + part
-    return total if total is not None else torch.zeros((), dtype=torch.int64)
+        raw = _view(_reshape(_contiguous(_detach(args[i])), (-1,)), torch.uint8)
+        cut = 4 * (raw.numel() // 4)
+        words = _view(_item(raw, slice(0, cut)), torch.int32)
+        parts += [_sum(words, dtype=torch.int64), _sum(_item(words, slice(None, None, 2)), dtype=torch.int64),
+                  _sum(_item(words, slice(None, None, 3)), dtype=torch.int64),
+                  _sum(_item(raw, slice(cut, None)), dtype=torch.int64)]
+    return parts
+
+
+_DIGEST = (outputs_digest,)  # bound once: a rebound module global is not what a timed call reads
+
+
+def same_digest(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(int(x) == int(y) for x, y in zip(a, b))
 
 
 class Call(NamedTuple):
@@ -231,34 +257,41 @@ def time_gpu(work) -> float:
     return _elapsed(begin, end)
 
 
-def measured_call(session, args: list, guard: LaunchGuard, stream=None) -> Call:
+def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: bool = False) -> Call:
     """One guarded call, timed both ways: synchronize, guard (spin, repoison, flush), start event, solve(),
     end event, all on ``stream`` (the timer's; None: the current one), then a device-wide synchronize and the
     host clock.  The GPU is idle when the guard is launched, so the host clock from there to after the
     synchronize covers guard + solve() + latency; less the guard's event time that is ``host_ms``.  Work
     solve() hides on a stream of its own, in a thread or after it returned shows there even when the events
     miss it; should it overlap the guard, ``tail_ms`` (from calling solve() to the synchronize) still counts
-    it.  Every timed call is measured so: no call can tell whether it is audited or verified."""
+    it.  Every timed call is measured so: no call can tell whether it is audited or verified.
+
+    With ``digest``, returns (call, the outputs' digest) too, queued the moment the synchronize returns,
+    before any more Python of the judge's runs (only torch's C methods and this function's locals: a patched
+    torch function or a thread finishing the outputs later changes them after it)."""
     stream = stream if stream is not None else _current_stream()
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     prepared = guard.prepare(Repoison(session.spec, args))  # before the synchronize: untimed
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
-    start = session.clock()
+    start = _clock()
     _record(before, stream)
     guard(prepared)
     _record(begin, stream)
-    solve_called = session.clock()
+    solve_called = _clock()
     session.solve(*args)
-    lead_us = (session.clock() - start) * 1e6
+    clear_hooks()  # before any more of the judge's code runs: work a hook queues now is still timed
+    lead_us = (_clock() - start) * 1e6
     _record(end, stream)
     # The whole device, not just the end event: work solve() left on a stream of its own must be
     # done before the next call's inputs are drawn (the allocator may hand them this call's memory)
     # or its outputs are read.  Without this the verdict of such a solution was a race.
     _synchronize()
-    done = session.clock()
+    done = _clock()
+    sums = _DIGEST[0](session.spec, args) if digest else None
     cover_ms = _elapsed(before, begin)
-    return Call(_elapsed(begin, end), lead_us, cover_ms * 1e3, (done - start) * 1e3 - cover_ms,
+    call = Call(_elapsed(begin, end), lead_us, cover_ms * 1e3, (done - start) * 1e3 - cover_ms,
                 (done - solve_called) * 1e3)
+    return (call, sums) if digest else call
 
 
 class Repoison:
@@ -291,4 +324,5 @@ def _poison_pattern(dtype: torch.dtype) -> bytes:
 
 
 # Built when the worker imports this, before the solution can patch torch's casts.
-_POISON = {dtype: _poison_pattern(dtype) for dtype in TORCH_DTYPES.values()}  # specs' and shipped tensors' dtypes
+# Read-only: the fingerprint (integrity.py) sees a rebound name, not a dict changed in place.
+_POISON = MappingProxyType({dtype: _poison_pattern(dtype) for dtype in TORCH_DTYPES.values()})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
 
 import torch
 
@@ -73,6 +74,7 @@ class Session:
         self.fingerprint: Fingerprint | None = None  # the judge's code as it was before the solution loaded
         self.state: ProcessState | None = None  # torch's per-call state, likewise (integrity.py)
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
+        self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -94,6 +96,7 @@ class Session:
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/bytecode.py)
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
+            self.judge_threads = {thread.ident for thread in threading.enumerate()}
             self.protections = self.confine()
             self.solve = loader.load_solve(self.init["solution"], len(names), names)
         except loader.SubmissionError as exc:
@@ -200,7 +203,7 @@ class Session:
         """After every call, outside any timed region: the judge's code is as it was, torch's state
         is set back, the arguments still view the judge's buffers and nothing wrote outside them
         (integrity.py, guarded.py).  Raises ArgumentsTampered."""
-        problems = self.code_kept()
+        problems = self.code_kept() + self.threads_left()
         self.restore_state()
         if self.sealed is None:
             if problems:
@@ -219,6 +222,17 @@ class Session:
     def tampered(message: str) -> "ArgumentsTampered":
         """The error for a call that broke the judge's rules (reported as a runtime error, message as is)."""
         return ArgumentsTampered(message)
+
+    def threads_left(self) -> list[str]:
+        """Python threads of the solution's still running after a call.  Their work is not timed (a thread
+        that wrote the outputs between the call's synchronize and its digest was accepted: the red team)."""
+        if self.judge_threads is None:
+            return []
+        alive = [t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()]
+        if not alive:
+            return []
+        return [f"solve() left {len(alive)} thread(s) of its own running ({', '.join(alive[:4])}): a call's work "
+                "must be done when solve() returns, and work a thread does afterwards is not timed"]
 
     def code_kept(self) -> list[str]:
         """The judge's own code in this process, put back if the solution changed it (integrity.Fingerprint)."""
@@ -253,6 +267,7 @@ class Session:
         if not self.gpu:
             start = self.clock()
             self.solve(*args)
+            timed_loop.clear_hooks()  # a hook the solution set would run its code inside the judge's
             self.last_call_host_s = self.clock() - start
             return self.last_call_host_s * 1e3
         begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
@@ -260,6 +275,7 @@ class Session:
         begin.record()
         start = self.clock()
         self.solve(*args)
+        timed_loop.clear_hooks()
         self.last_call_host_s = self.clock() - start  # how long launching takes: sizes bench's launch guard
         end.record()
         _synchronize()

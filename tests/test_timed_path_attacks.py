@@ -1,0 +1,259 @@
+"""The red team's attacks on the timed path (2026-11-26), on the fake-GPU harness of test_bench_loop.py:
+each was accepted at a fraction of its honest time before its fix, and must fail now.  Not fixed, and said
+so in docs/security.md: emptying the worker's own fingerprint, or rewriting the guard's objects, from
+inside the process (only a timing loop outside Python's reach would close those).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+import torch
+
+from test_bench_loop import (CASE, GPU, FakeGPU, FakeRunner, FakeWorker, RecordingSession,  # noqa: F401
+                             cpu_events)
+from judge.challenge.spec import parse_spec
+from judge.judging.reference import Reference
+from judge.judging.verdict import Verdict
+from judge.timing import audit, cover, timed_loop as bench
+from judge.timing.benchmark_stage import BenchFailure, bench_case, timing_summary
+from judge.worker.integrity import Fingerprint
+from judge.worker.session import Session
+
+HONEST_S = 0.002  # the honest kernel's (fake) GPU time: 2 ms
+
+
+@pytest.fixture(autouse=True)
+def settle_threads():
+    before = set(threading.enumerate())
+    yield
+    sys.setprofile(None)
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=2.0)
+    GPU.wait()
+
+
+class ArmedSession(RecordingSession):
+    """The harness's session with the worker's checks armed as Session.start arms them before the solution loads."""
+
+    def __init__(self, solve):
+        super().__init__(solve)
+        self.fingerprint = Fingerprint()
+        self.judge_threads = {thread.ident for thread in threading.enumerate()}
+
+
+def find_session():
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in frame.f_locals.values():
+            if isinstance(value, Session):
+                return value
+        frame = frame.f_back
+    raise RuntimeError("no session on the stack")
+
+
+def run_case(session, runner=None):
+    return timing_summary(bench_case(runner or FakeRunner(), FakeWorker(session), CASE, check=True))
+
+
+def rejected(session) -> BenchFailure:
+    with pytest.raises(BenchFailure) as info:
+        run_case(session)
+    return info.value
+
+
+def test_a_profile_hook_no_longer_sees_which_call_the_judge_verifies():
+    """Every timed call wrote garbage; a sys.setprofile hook saw TimedLoop.send_outputs (the judge chose this
+    call), computed the outputs then and rewrote the digest: accepted at the launch's 20 µs, not 2 ms."""
+    send_code = bench.TimedLoop.send_outputs.__code__
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code is send_code:
+            loop = frame.f_locals["self"]
+            loop.args[1].copy_(loop.args[0].T)
+            loop.digest = bench.outputs_digest(loop.session.spec, loop.args)
+
+    def cheat(input, output, rows, cols):
+        sys.setprofile(hook)  # cleared by the judge as soon as solve() returns
+        output.fill_(0.0)
+
+    assert rejected(ArmedSession(cheat)).verdict == Verdict.WRONG_ANSWER
+
+
+def test_a_profile_hook_cannot_do_the_work_before_the_clock_starts():
+    """A hook on measured_call's start queued the real kernel before the call's synchronize (untimed);
+    solve() only copied its result."""
+    measured = bench.measured_call.__code__
+    scratch = {}
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code is measured and frame.f_locals.get("args"):
+            scratch["y"] = frame.f_locals["args"][0].T.clone()
+            GPU.run(HONEST_S)
+
+    def cheat(input, output, rows, cols):
+        sys.setprofile(hook)
+        if "y" in scratch and scratch["y"].shape == output.shape:
+            output.copy_(scratch.pop("y"))
+        else:
+            output.fill_(0.0)
+
+    assert rejected(ArmedSession(cheat)).verdict == Verdict.WRONG_ANSWER
+
+
+def test_rebinding_the_sessions_clock_does_not_hide_work_on_another_stream(monkeypatch):
+    """session.clock, an instance attribute, was the timed calls' host clock: one that ran 3 ms behind
+    after each call hid 3 ms of unjoined work.  The calls use the timed loop's own clock now."""
+    side = FakeGPU(held_by=GPU)
+    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
+    state = {"offset": 0.0, "armed": False}
+
+    def cheat(input, output, rows, cols):
+        if not state["armed"]:
+            session, real = find_session(), time.perf_counter
+            session.clock = lambda: real() - state["offset"]
+            state["armed"] = True
+        output.copy_(input.T)
+        side.run(0.003)
+        state["offset"] += 0.003
+
+    summary = run_case(ArmedSession(cheat))
+    assert not summary["timer_trusted"] and summary["median_ms"] >= 3.0
+
+
+def test_a_thread_left_running_after_a_timed_call_is_a_runtime_error():
+    """A plain thread did the work after the call's synchronize, before its digest: accepted at 20 µs."""
+
+    def cheat(input, output, rows, cols):
+        def later():
+            time.sleep(0.005)
+            output.copy_(input.T)
+            GPU.run(HONEST_S)
+
+        threading.Thread(target=later, daemon=True).start()
+
+    failure = rejected(ArmedSession(cheat))
+    assert failure.verdict == Verdict.RUNTIME_ERROR and "thread(s) of its own running" in failure.message
+
+
+def test_a_patched_torch_sum_is_not_what_the_digest_calls(monkeypatch):
+    """The work ran inside torch.Tensor.sum (patched: torch is not fingerprinted) when the digest called
+    it, after the host clock stopped.  The digest is queued as the call's synchronize returns, through
+    torch's C methods: work a patched function does later (the guard zones' check calls sum) changes the
+    outputs after it, and the check of a verified call sees that."""
+    real_sum = torch.Tensor.sum
+    pending = []
+
+    def patched_sum(self, *args, **kwargs):
+        if pending:
+            inp, out = pending.pop()
+            out.copy_(inp.T)
+            GPU.run(HONEST_S)
+        return real_sum(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.Tensor, "sum", patched_sum)
+
+    def cheat(input, output, rows, cols):
+        pending[:] = [(input, output)]
+
+    failure = rejected(ArmedSession(cheat))
+    assert failure.verdict == Verdict.WRONG_ANSWER or "changed after solve() returned" in failure.message
+
+
+SORT = parse_spec("""
+name: rt_sort
+title: sort (red team)
+difficulty: easy
+statement: Sort a vector.
+parameters:
+  - {name: x, tensor: float32, shape: [N], role: in, init: {dist: uniform, low: -10, high: 10}}
+  - {name: y, tensor: float32, shape: [N], role: out}
+  - {name: N, scalar: int}
+sizes:
+  N: [1, 100000]
+reference: |
+  def reference(x, y, N):
+      y.copy_(torch.sort(x).values)
+tolerance: {kind: exact}
+tests:
+  sizes:
+    - {N: 17}
+benchmarks:
+  - {name: b, N: 4096}
+cost:
+  bytes: 2 * N * 4
+  bound: memory
+""", "rt_sort.yaml")
+
+
+def test_the_outputs_digest_sees_a_permutation():
+    x = torch.rand(4096) * 20 - 10
+    copied, sorted_ = [x, x.clone()], [x, torch.sort(x).values]
+    assert not bench.same_digest(bench.outputs_digest(SORT, copied), bench.outputs_digest(SORT, sorted_))
+
+
+def test_a_sort_finished_after_the_call_is_refused():
+    """The timed call only copied x to y; the sort ran while the judge decided (a plain sum of words could
+    not tell a permutation)."""
+    runner = FakeRunner()
+    runner.reference = Reference(SORT, "cpu")
+    case = type(CASE)("b", "benchmark", {"N": 4096})
+    pending = []
+
+    class RoundTrip(FakeWorker):
+        def request(self, header, timeout, what="", cap=None, blobs=()):
+            if pending:  # the solution's thread, while the judge is busy
+                y = pending.pop()
+                y.copy_(torch.sort(y).values)
+            return super().request(header, timeout, what, cap, blobs)
+
+    def cheat(x, y, N):
+        pending[:] = [y]
+        y.copy_(x)
+
+    session = ArmedSession(cheat)
+    session.spec = SORT
+    session.solve = lambda *args: (cheat(*args), GPU.run(FakeGPU.KERNEL_S))
+    with pytest.raises(BenchFailure) as info:
+        bench_case(runner, RoundTrip(session), case, check=True)
+    assert info.value.verdict in (Verdict.RUNTIME_ERROR, Verdict.WRONG_ANSWER)
+
+
+def test_the_guards_tables_cannot_be_edited_in_place():
+    """cover.SLOTS (the barrier's counter) and the poison patterns were a list and a dict the fingerprint
+    compared by identity only: edited in place, the guard's programs skipped the barrier."""
+    with pytest.raises(TypeError):
+        cover.SLOTS[1] = 1 << 40
+    with pytest.raises(TypeError):
+        bench._POISON[torch.float32] = bytes(8)
+
+
+def test_work_under_the_per_call_allowance_in_every_call_is_counted():
+    """A 10 µs kernel with 20 µs of unjoined work after it in every call stayed under the per-call allowance
+    (twice the calibrated 99th percentile, 30 µs): it read 10 µs, trusted."""
+    latency = (0.008, 0.015)  # the device's median and 99th percentile, ms
+    audits = [[0.010 + 0.020 + 0.008, 0.010, 0.04, 0] for _ in range(20)]
+    assert not audit.disagrees(audit.Audit(*audits[0][:3]), latency[1])
+    hidden = audit.case_excess_ms(audits, latency)
+    assert hidden is not None and abs(hidden - 0.020) < 1e-9
+    honest = [[0.010 + 0.008 + 0.001 * (i % 3), 0.010, 0.04, 0] for i in range(20)]
+    assert audit.case_excess_ms(honest, latency) is None
+
+
+def test_work_under_the_allowance_is_counted_on_the_harness(monkeypatch):
+    """0.4 ms on the timer's stream and 1.2 ms on a side stream after it, every call: under the harness's
+    per-call allowance (2 ms), so only the case's median shows it.  Honest: 1.6 ms."""
+    side = FakeGPU(held_by=GPU)
+    monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
+
+    def cheat(input, output, rows, cols):
+        output.copy_(input.T)
+        GPU.run(0.0004)
+        side.busy_until = GPU.busy_until  # side.wait_stream(current): it starts after the timed kernel
+        side.run(0.0012)
+
+    summary = run_case(ArmedSession(cheat))
+    assert summary["median_ms"] >= 1.4 and not summary["timer_trusted"]
