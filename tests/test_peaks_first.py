@@ -16,6 +16,9 @@ class FakeWorker:
     def start(self, timeout):
         self.order.append("init sent")
 
+    def stop(self):
+        self.order.append("stopped")
+
 
 def _runner(order, **options) -> Runner:
     runner = Runner.__new__(Runner)

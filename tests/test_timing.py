@@ -305,7 +305,7 @@ def test_a_baseline_timed_meanwhile_by_another_process_is_taken_from_the_cache(t
     keys = [peaks.baseline_key(ENV, spec, case.params, 0.5) for case in cases]
     measured = []
     monkeypatch.setattr(benchmark_stage, "_measure_baselines",
-                        lambda runner, missing: measured.extend(key for _, _, key in missing))
+                        lambda runner, missing, probe=None: measured.extend(key for _, _, key in missing))
     result = RunResult("transpose", "s.py", "gpu", 1, "H200", environment=dict(ENV),
                        benchmarks=[{"name": c.name, "median_ms": 0.4, "notes": []} for c in cases])
     runner = SimpleNamespace(spec=spec, result=result, options=Options(bench_budget_s=0.5))

@@ -19,7 +19,7 @@ from judge.judging.reference import BadReply, JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.timing.contention import Probe, contention_note, wait_for_gpu
-from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, disagrees, exposed_note, forged_call,
+from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, case_excess_ms, disagrees, exposed_note, forged_call,
                                 launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
 from judge.timing.seeds import case_seed as derive_case_seed
 from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
@@ -71,7 +71,8 @@ class TimedCalls:
         self.what = f"benchmark {case.name}"
         self.timeout = runner.options.call_timeout() + 5.0
         self.rng, self.plan = random.SystemRandom(), VerifyPlan()
-        self.overhead_ms = _calibration(runner)
+        self.latency_ms = _calibration(runner)  # the device's (median, 99th percentile) host-clock latency
+        self.overhead_ms = self.latency_ms[1] if self.latency_ms else None
         self.samples, self.audits, self.walls = [], [], []
         self.verified = self.dropped = self.kept_exposed = 0
         self.timing_s = self.verifying_s = 0.0
@@ -92,6 +93,7 @@ class TimedCalls:
             if index > 2 * self.rule.max_calls + 100:  # every sample dropped: the guard never grew to cover them
                 raise BenchFailure(Verdict.RUNTIME_ERROR, "no timed call could be measured (every one was dropped)")
         done = _exchange(self.worker, self.worker.request, {"op": "end"}, self.timeout, self.what)[0]
+        self.count_hidden_work()
         return {"samples_ms": self.samples, "audits": self.audits, "verified": self.verified,
                 "stop_reason": decision.reason, "elapsed_s": time.perf_counter() - started,
                 "verifying_s": self.verifying_s, "warmup_s": _number(done, "warmup_s"),
@@ -123,6 +125,16 @@ class TimedCalls:
         self.kept_exposed += header.get("exposed") is True
         return True
 
+    def count_hidden_work(self) -> None:
+        """Work the events missed in every call, each time under the per-call allowance (audit.case_excess_ms):
+        then every call counts its host-clock time less the device's typical latency, and disagrees."""
+        hidden = case_excess_ms(self.audits, self.latency_ms)
+        if hidden is None:
+            return
+        typical = self.latency_ms[0]
+        self.samples = [max(sample, a[1], a[0] - typical) for sample, a in zip(self.samples, self.audits)]
+        self.audits = [[*a[:3], 1] for a in self.audits]
+
     def verify(self, seed: int) -> None:
         """The last call's outputs against the judge's reference for ``seed``; a mismatch is a wrong answer."""
         sent = time.perf_counter()
@@ -145,13 +157,13 @@ class TimedCalls:
             raise BenchFailure(Verdict.WRONG_ANSWER, message + (UNWRITTEN_WHEN_TIMED if "never written" in message else ""))
 
 
-def _calibration(runner) -> float | None:
-    """The device's host-clock latency around a timed call (its 99th percentile, ms), from the peaks."""
+def _calibration(runner) -> tuple[float, float] | None:
+    """The device's host-clock latency around a timed call (median, 99th percentile; ms), from the peaks."""
     peaks = (getattr(runner, "result", None) and runner.result.environment.get("peaks")) or getattr(runner, "peaks", None)
     overhead = peaks.get("host_overhead_us") if isinstance(peaks, dict) else None
-    if not isinstance(overhead, list) or len(overhead) < 2 or type(overhead[1]) not in (int, float):
+    if not isinstance(overhead, list) or len(overhead) < 2 or not all(type(x) in (int, float) for x in overhead[:2]):
         return None
-    return overhead[1] / 1e3
+    return overhead[0] / 1e3, overhead[1] / 1e3
 
 
 def _check_now(n: int) -> bool:
@@ -258,7 +270,10 @@ def run_benchmarks(runner, cases: list) -> None:
         if _time_cases(runner, cases, peaks, probe):
             runner.events.status("timing the torch baseline")
             started = time.perf_counter()
-            _time_baseline(runner, cases, peaks)
+            if runner.worker is not None:  # nothing of the solution's may run while torch is timed (and cached)
+                runner.worker.stop()
+                runner.worker = None
+            _time_baseline(runner, cases, peaks, probe)
             result.phases_s["torch_baseline"] = time.perf_counter() - started
     finally:
         probe.close()
@@ -323,7 +338,7 @@ def _floor_ms(peaks: dict) -> float | None:
     return floor_us / 1e3 if isinstance(floor_us, (int, float)) and floor_us > 0 else None
 
 
-def _time_baseline(runner, cases: list, peaks: dict) -> None:
+def _time_baseline(runner, cases: list, peaks: dict, probe: Probe | None = None) -> None:
     """Rates and % of peak for every case, and the torch baseline (cached per device)."""
     spec, result = runner.spec, runner.result
     wanted = []
@@ -337,7 +352,7 @@ def _time_baseline(runner, cases: list, peaks: dict) -> None:
     with cache_lock(_baseline_lock(spec)):  # one process of this host times a challenge's baseline at a time
         missing = _still_missing(missing, runner.options.remeasure_peaks)
         if missing:
-            _measure_baselines(runner, missing)
+            _measure_baselines(runner, missing, probe)
 
 
 def _baseline_lock(spec) -> str:
@@ -399,7 +414,7 @@ def baseline_needed(runner, cases: list) -> bool:
                                             runner.options.bench_budget_s)) is None for c in cases)
 
 
-def _measure_baselines(runner, missing: list) -> None:
+def _measure_baselines(runner, missing: list, probe: Probe | None = None) -> None:
     baseline = runner.baseline or BaselineWorker(runner)
     runner.baseline = None
     try:
@@ -410,12 +425,16 @@ def _measure_baselines(runner, missing: list) -> None:
             return
         for entry, case, key in missing:
             started = time.perf_counter()
+            before = probe.check() if probe is not None else {}
             try:
                 summary = timing_summary(bench_case(runner, baseline.worker, case, check=False))
             except BenchFailure as exc:
                 entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
                 continue
             _add_torch(entry, summary)
+            if contention_note(before, probe.check() if probe is not None else {}):  # a busy GPU: not cached
+                entry["notes"].append("the torch baseline was timed on a shared GPU: its time is not cached")
+                continue
             store_baseline(key, {k: summary[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")})
             entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
     except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
