@@ -8,6 +8,8 @@
 #   bash scripts/sealed_gpu.sh cost      judge run of the tuned transpose, 5 alternating rounds per tree
 #                                        (.old/main, .old/t24, this tree): wall time and medians
 #   bash scripts/sealed_gpu.sh fidelity  research/fidelity_clocks.py --rounds 3 (judge against do_bench)
+#   bash scripts/sealed_gpu.sh audit     the host-clock audit's calibration: honest solutions (how many calls
+#                                        disagree) and the timed-path cheats, then their GPU tests
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -83,6 +85,31 @@ for tree in ("main", "t24", "."):
     print(f"{tree}: wall median {statistics.median(walls):.2f} s (min {walls[0]:.2f}) | medians "
           + ", ".join(f"{k} {v:.4f} ms" for k, v in medians.items()))
 PY
+  ;;
+audit)
+  for run in "transpose transpose/tuned" "transpose transpose/tiled" "transpose transpose/naive_2d" "copy copy/tuned" \
+             "copy copy/naive" "matmul matmul/tiled" "matmul matmul/grouped_autotuned" "reduce_sum reduce_sum/two_pass" \
+             "softmax softmax/split" "vector_add vector_add/blocked" \
+             "transpose ../tests/solutions/cheat_flush_aware_transpose" "copy ../tests/solutions/cheat_private_stream_copy"; do
+    set -- $run
+    python3 -m judge run "challenges/$1.yaml" "solutions/$2.py" --seed 1 --json --no-history --bench-budget 1 \
+        2>/dev/null > "$OUT/audit.json"
+    python3 - "$2" "$OUT/audit.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[2]))
+except ValueError:
+    sys.exit(print(sys.argv[1], "no JSON"))
+peaks = d.get("environment", {}).get("peaks", {})
+print(sys.argv[1], d["verdict"], "| host", peaks.get("host_overhead_us"), "seen", peaks.get("seen_overhead_us"), "|",
+      "; ".join(f"{b['name']}: {b.get('median_ms') or 0:.4f} ms {b.get('verdict')} flagged "
+                f"{b.get('disagreeing_calls')}/{b.get('calls', len(b.get('samples_ms') or []))}"
+                for b in d.get("benchmarks", [])), "|", (d.get("message") or "")[:160].replace("\n", " "))
+PY
+  done
+  python3 -m pytest -m gpu tests/test_gpu_sealed.py tests/test_gpu.py -q -p no:cacheprovider \
+      -k "dishonest or private or thread or unjoined or shadow or two_phase or patched_cuda or benchmark_reports" \
+      2>&1 | tee "$OUT/audit_tests.log" | grep -E "passed|failed|FAILED|Error" | cut -c1-300
   ;;
 fidelity)
   python3 research/fidelity_clocks.py --rounds 3 2>&1 | tee "$OUT/fidelity.log" | tail -14

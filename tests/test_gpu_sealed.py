@@ -59,11 +59,14 @@ def test_a_matmul_honest_only_where_audited_is_a_wrong_answer():
 
 
 def test_a_transpose_dishonest_once_it_spots_the_timed_phase_is_timed_honestly():
-    spec = small_bench_spec("transpose", "  - {name: b4096, rows: 4096, cols: 4096}\n")
-    honest = run(spec, EXAMPLES / "transpose/tiled.py")
+    """Above the floor is not enough: on an H200 it read 0.11 ms where the same torch copy takes 0.31 ms
+    (the audit's allowance had been calibrated with the guard's remainder in it)."""
+    spec = small_bench_spec("transpose", "  - {name: b7000x6000, rows: 7000, cols: 6000}\n")
+    honest = run(spec, SOLUTIONS / "transpose_torch_copy.py")
     cheat = run(spec, SOLUTIONS / "cheat_flush_aware_transpose.py")
     assert honest.verdict == Verdict.ACCEPTED, honest.message
-    _never_faster_than_physics(cheat, spec)
+    assert honest.benchmarks[0]["disagreeing_calls"] == 0, honest.benchmarks[0]
+    _never_faster_than_physics(cheat, spec, honest.benchmarks[0]["median_ms"])
 
 
 def test_outputs_precomputed_from_the_case_seed_are_wrong():

@@ -257,3 +257,38 @@ def test_work_under_the_allowance_is_counted_on_the_harness(monkeypatch):
 
     summary = run_case(ArmedSession(cheat))
     assert summary["median_ms"] >= 1.4 and not summary["timer_trusted"]
+
+
+def test_the_latency_allowance_is_calibrated_as_the_calls_are_compared(monkeypatch):
+    """The calibration took the host clock's excess from calling solve() to the synchronize (tail_ms), which
+    holds what is left of guard and flush (~0.1-0.2 ms on an H200), and the audit compared host_ms (guard
+    subtracted) against twice that: a transpose doing 0.31 ms of torch's copy on a stream it never joined read
+    0.11 ms, accepted (H200, 2026-11-26).  host_ms and seen_ms are calibrated apart now."""
+    from judge.timing import cover as cover_module, flush, peaks
+
+    class Guard:
+        def absorb(self, call):
+            return False
+
+    calls = iter([bench.Call(0.002, 10.0, 90.0, host_ms=0.002 + 0.008 + 0.001 * (i % 3), tail_ms=0.15)
+                  for i in range(1000)])
+    monkeypatch.setattr(flush, "flush_buffer", lambda device: None)
+    monkeypatch.setattr(cover_module, "Cover", lambda buffer: None)
+    monkeypatch.setattr(bench.LaunchGuard, "measure", classmethod(lambda cls, cover, host: Guard()))
+    monkeypatch.setattr(bench, "settle_guard", lambda *a: None)
+    monkeypatch.setattr(bench, "measured_call", lambda *a: next(calls))
+    floor, host, seen = peaks.timer_floor_us("cpu", calls=100, with_overhead=True)
+    assert floor == pytest.approx(2.0) and host[1] == pytest.approx(10.0) and seen[0] == pytest.approx(148.0)
+    # 0.25 ms hidden after a 2 µs kernel, every call: over the allowance of host_ms, under that of tail_ms
+    hidden = audit.Audit(host_ms=0.002 + 0.25, event_ms=0.002, tail_ms=0.25 + 0.08)
+    assert audit.disagrees(hidden, host[1] / 1e3) and audit.audited_sample(hidden, host[1] / 1e3) >= 0.25
+    assert not audit.disagrees(hidden, seen[1] / 1e3)  # the old allowance
+
+
+def test_case_level_work_is_judged_by_the_same_measure_as_the_calls():
+    """Where the guard cannot hold the GPU the calls are compared by seen_ms (tail included), and so is the case."""
+    latency = (0.10, 0.12)  # seen_ms's calibration: guard remainder included
+    honest = [[0.010, 0.002, 0.102 + 0.001 * (i % 3), 0] for i in range(20)]
+    assert audit.case_excess_ms(honest, latency, guard_holds_gpu=False) is None
+    hidden = [[0.010, 0.002, 0.102 + 0.03, 0] for _ in range(20)]
+    assert audit.case_excess_ms(hidden, latency, guard_holds_gpu=False) == pytest.approx(0.03)

@@ -11,7 +11,7 @@ import math
 import random
 from dataclasses import dataclass
 
-__all__ = ["VerifyPlan", "Audit", "parse_audit", "disagrees", "audited_sample", "audit_note", "case_excess_ms", "launch_bound",
+__all__ = ["VerifyPlan", "Audit", "parse_audit", "disagrees", "audited_sample", "audit_note", "case_excess_ms", "seen_ms", "launch_bound",
            "launch_bound_note", "launch_guard_us", "exposed_call", "exposed_note", "grown_guard_us",
            "unheld_guard_note", "forged_call", "LAUNCH_BOUND_MS", "SLACK_FRACTION", "SLACK_MIN_MS"]
 
@@ -115,15 +115,21 @@ def audited_sample(audit: Audit, overhead_ms: float | None, guard_holds_gpu: boo
     return audit.event_ms
 
 
-def case_excess_ms(audits: list, latency_ms: tuple[float, float] | None) -> float | None:
+def seen_ms(audit_row: list, guard_holds_gpu: bool = True) -> float:
+    """What the host clock is compared by in a recorded call ([host, event, tail, ...]): as ``disagrees``."""
+    return audit_row[0] if guard_holds_gpu else max(audit_row[0], audit_row[2])
+
+
+def case_excess_ms(audits: list, latency_ms: tuple[float, float] | None, guard_holds_gpu: bool = True) -> float | None:
     """The work the host clock saw in the median call beyond the events and the device's typical latency,
     when that is more than the latency's own spread allows (else None): hidden work below the per-call
     allowance, done in every call (25 µs after a 10 µs kernel, on a stream of its own).  ``audits``: [host,
-    event, ...] per call; ``latency_ms``: the calibration's (median, 99th percentile)."""
+    event, tail, ...] per call; ``latency_ms``: the calibration's (median, 99th percentile), measured the
+    same way (``seen_ms``)."""
     if not audits or latency_ms is None:
         return None
     typical, high = latency_ms
-    excess = sorted(a[0] - a[1] for a in audits)
+    excess = sorted(seen_ms(a, guard_holds_gpu) - a[1] for a in audits)
     events = sorted(a[1] for a in audits)
     hidden = excess[len(excess) // 2] - typical
     if hidden > max(SLACK_FRACTION * events[len(events) // 2], high - typical, SLACK_MIN_MS / 4):

@@ -20,6 +20,7 @@ from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.timing.contention import Probe, contention_note, wait_for_gpu
 from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, case_excess_ms, disagrees, exposed_note, forged_call,
+                                seen_ms,
                                 launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
 from judge.timing.seeds import case_seed as derive_case_seed
 from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
@@ -58,25 +59,26 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     request = {"op": "bench", "case": case.name, "params": case.params, "seed": case_seed, **shipped}
     extra = {"blobs": inputs} if inputs else {}  # by name: request's fourth parameter is the compile cap
     warm, _ = _exchange(worker, lambda: worker.request(request, opts.compile_timeout, f"warm-up of {what}", **extra))
-    calls = TimedCalls(runner, worker, case, check, StoppingRule(**(rule or {"budget_s": opts.bench_budget_s})))
-    calls.guard_holds_gpu = warm.get("guard_holds_gpu") is not False  # the worker's word can only make it stricter
-    return calls.run()
+    holds = warm.get("guard_holds_gpu") is not False  # the worker's word can only make it stricter
+    return TimedCalls(runner, worker, case, check, StoppingRule(**(rule or {"budget_s": opts.bench_budget_s})),
+                      guard_holds_gpu=holds).run()
 
 
 class TimedCalls:
     """The judge's side of one case's timed calls (docs/timing.md): seeds, samples, audits, verifications."""
 
-    def __init__(self, runner, worker: Worker, case, check: bool, rule: StoppingRule):
+    def __init__(self, runner, worker: Worker, case, check: bool, rule: StoppingRule, guard_holds_gpu: bool = True):
         self.runner, self.worker, self.case, self.check, self.rule = runner, worker, case, check, rule
         self.what = f"benchmark {case.name}"
         self.timeout = runner.options.call_timeout() + 5.0
         self.rng, self.plan = random.SystemRandom(), VerifyPlan()
-        self.latency_ms = _calibration(runner)  # the device's (median, 99th percentile) host-clock latency
+        self.guard_holds_gpu = guard_holds_gpu  # as the warm-up's reply says (audit.disagrees)
+        # The device's (median, 99th percentile) host-clock latency, measured as this case's calls are compared.
+        self.latency_ms = _calibration(runner, "host_overhead_us" if guard_holds_gpu else "seen_overhead_us")
         self.overhead_ms = self.latency_ms[1] if self.latency_ms else None
         self.samples, self.audits, self.walls = [], [], []
         self.verified = self.dropped = self.kept_exposed = 0
         self.timing_s = self.verifying_s = 0.0
-        self.guard_holds_gpu = True  # as the warm-up's reply says (audit.disagrees)
 
     def run(self) -> dict:
         started, decision, index = time.perf_counter(), None, 0
@@ -128,11 +130,12 @@ class TimedCalls:
     def count_hidden_work(self) -> None:
         """Work the events missed in every call, each time under the per-call allowance (audit.case_excess_ms):
         then every call counts its host-clock time less the device's typical latency, and disagrees."""
-        hidden = case_excess_ms(self.audits, self.latency_ms)
+        hidden = case_excess_ms(self.audits, self.latency_ms, self.guard_holds_gpu)
         if hidden is None:
             return
         typical = self.latency_ms[0]
-        self.samples = [max(sample, a[1], a[0] - typical) for sample, a in zip(self.samples, self.audits)]
+        self.samples = [max(sample, a[1], seen_ms(a, self.guard_holds_gpu) - typical)
+                        for sample, a in zip(self.samples, self.audits)]
         self.audits = [[*a[:3], 1] for a in self.audits]
 
     def verify(self, seed: int) -> None:
@@ -157,10 +160,11 @@ class TimedCalls:
             raise BenchFailure(Verdict.WRONG_ANSWER, message + (UNWRITTEN_WHEN_TIMED if "never written" in message else ""))
 
 
-def _calibration(runner) -> tuple[float, float] | None:
-    """The device's host-clock latency around a timed call (median, 99th percentile; ms), from the peaks."""
+def _calibration(runner, key: str = "host_overhead_us") -> tuple[float, float] | None:
+    """The device's host-clock latency around a timed call (median, 99th percentile; ms), from the peaks:
+    ``host_overhead_us`` for ``Audit.host_ms``, ``seen_overhead_us`` for ``Audit.seen_ms`` (peaks.py)."""
     peaks = (getattr(runner, "result", None) and runner.result.environment.get("peaks")) or getattr(runner, "peaks", None)
-    overhead = peaks.get("host_overhead_us") if isinstance(peaks, dict) else None
+    overhead = peaks.get(key) if isinstance(peaks, dict) else None
     if not isinstance(overhead, list) or len(overhead) < 2 or not all(type(x) in (int, float) for x in overhead[:2]):
         return None
     return overhead[0] / 1e3, overhead[1] / 1e3
