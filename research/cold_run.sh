@@ -2,7 +2,7 @@
 # Where the first `judge run` on a fresh GPU machine spends its seconds (issue 16): the same
 # cold run (empty judge and Triton caches) three ways, each in fresh folders:
 #   A  everything fresh, as scripts/judge_overhead.py measures it (twice);
-#   B  fresh, but with the bytecode A's first run left (judge/bytecode.py): what the
+#   B  fresh, but with the bytecode A's first run left (judge/base/bytecode.py): what the
 #      bytecode costs a cold run when Python may not write it beside the sources;
 #   C  fresh, after `python -m compileall -j 0` of torch and triton into the bytecode
 #      folder, timed on its own: what compiling all of it in parallel costs.
@@ -37,6 +37,6 @@ echo "compileall -j 0 torch triton: exit $?, wall $(python3 -c "print(round($(no
 cold C
 start=$(now)
 JUDGE_CACHE_DIR=$WORK/B/judge python3 -c "
-import judge.bytecode as b, sys; b.keep_bytecode(); import torch, triton" ; echo "import torch, triton with B's bytecode: $(python3 -c "print(round($(now) - $start, 2))") s"
+import judge.base.bytecode as b, sys; b.keep_bytecode(); import torch, triton" ; echo "import torch, triton with B's bytecode: $(python3 -c "print(round($(now) - $start, 2))") s"
 start=$(now)
 PYTHONDONTWRITEBYTECODE=1 python3 -c "import torch, triton"; echo "import torch, triton without bytecode: $(python3 -c "print(round($(now) - $start, 2))") s"

@@ -1,4 +1,4 @@
-"""Does the launch guard's kernel (judge/timing/cover.py) hold the whole GPU?  (GPU only.)
+"""Does the launch guard's kernel (judge/timer/cover.py) hold the whole GPU?  (GPU only.)
 
 Prints, for the device it runs on: the kernel's registers and spills, how far
 apart its programs start (all at once when it fits the GPU exactly), its
@@ -21,8 +21,8 @@ import torch
 import triton
 import triton.language as tl
 
-from judge.timing.cover import MAX_REGISTERS, THREADS, Cover, _now
-from judge.timing.flush import flush_buffer
+from judge.timer.cover import MAX_REGISTERS, THREADS, Cover, _now
+from judge.timer.flush import flush_buffer
 
 
 @triton.jit

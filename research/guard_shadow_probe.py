@@ -26,9 +26,9 @@ from test_gpu import SOLUTIONS, run, small_bench_spec  # noqa: E402
 
 
 # The guard's table without the outputs: only the flush.
-NO_REPOISON = "import judge.timing.timed_loop as b\nb.Repoison.__init__ = lambda self, spec, args: setattr(self, 'fills', [])\n"
+NO_REPOISON = "import judge.timer.timed_loop as b\nb.Repoison.__init__ = lambda self, spec, args: setattr(self, 'fills', [])\n"
 # A one-SM sleep of the guard's length (~1.98 GHz), then the kernel without its spin.
-OLD_GUARD = ("import torch, judge.timing.cover as c\n_call = c.Cover.__call__\n"
+OLD_GUARD = ("import torch, judge.timer.cover as c\n_call = c.Cover.__call__\n"
              "c.Cover.__call__ = lambda self, ns, p: (torch.cuda._sleep(int(ns * 1.98)), _call(self, 0, p))\n")
 
 

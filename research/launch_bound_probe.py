@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge.challenge.catalog import load_challenge  # noqa: E402
 from judge.challenge.tensors import make_arguments  # noqa: E402
-from judge.timing.flush import flush_buffer  # noqa: E402
+from judge.timer.flush import flush_buffer  # noqa: E402
 
 CALLS = 400
 BATCH = 50

@@ -39,9 +39,9 @@ sys.path.insert(0, str(ROOT / "research"))
 
 from judge.challenge.spec import parse_spec  # noqa: E402
 from judge.challenge.tensors import make_arguments  # noqa: E402
-from judge.timing import timed_loop as bench  # noqa: E402
-from judge.timing.cover import Cover  # noqa: E402
-from judge.timing.flush import flush_buffer  # noqa: E402
+from judge.timer import timed_loop as bench  # noqa: E402
+from judge.timer.cover import Cover  # noqa: E402
+from judge.timer.flush import flush_buffer  # noqa: E402
 from judge.worker.loader import load_solve  # noqa: E402
 from tiny_diag import PARAMS, SOLUTION, spec_text  # noqa: E402
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the seconds of a `judge run` go (issue 16), on a GPU machine: the first run on
 # fresh caches and two warm ones, each under cProfile in the judge and in every worker
-# (JUDGE_PROFILE_DIR, judge/profiling.py), then the same warm run unprofiled with the
+# (JUDGE_PROFILE_DIR, judge/base/profiling.py), then the same warm run unprofiled with the
 # wall clock and -X importtime.  research/profile_summary.py prints the top functions.
 #   OUT=/tmp/out bash research/profile_run.sh [CHALLENGE SOLUTION]
 set -u

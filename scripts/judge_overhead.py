@@ -12,7 +12,7 @@ tree first on PYTHONPATH (so an installed judge is not needed, and another check
 can be measured), on the built-in transpose challenge: solutions/transpose/tuned.py
 on the GPU, tiled.py in CPU mode. "Cold" means empty judge and Triton caches
 (peaks, torch baselines, compiled kernels, show's examples, and the bytecode the
-judge keeps where Python may not write it: judge/bytecode.py); the operating
+judge keeps where Python may not write it: judge/base/bytecode.py); the operating
 system's file cache is warmed first by one `import torch, triton`. Then the warm
 runs again through `judge server` (started once, its start timed too). Prints a Markdown table (the
 goals of issue 16 beside the numbers) and writes every sample as JSON to --out.

@@ -51,7 +51,7 @@ def judged(spec, device: str, seed: int) -> str:
     from judge.judging.runner import Options
 
     from judge.judging.dispatch import judge_solution
-    from judge.timing.benchmark_stage import baseline_file
+    from judge.judging.benchmark_stage import baseline_file
 
     with tempfile.TemporaryDirectory() as tmp:
         result = judge_solution(spec, baseline_file(spec, tmp), Options(seed=seed, interpret=device == "cpu", device=None

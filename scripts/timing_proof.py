@@ -33,8 +33,8 @@ from judge.judging.reference import Reference  # noqa: E402
 from judge.judging.runner import Events, Options, Runner, environment  # noqa: E402
 from judge.challenge.spec import parse_spec  # noqa: E402
 from judge.challenge.tensors import make_arguments  # noqa: E402
-from judge.timing.benchmark_stage import bench_case, timing_summary  # noqa: E402
-from judge.timing.flush import flush_buffer  # noqa: E402
+from judge.judging.benchmark_stage import bench_case, timing_summary  # noqa: E402
+from judge.timer.flush import flush_buffer  # noqa: E402
 from judge.timing.peaks import timer_floor_us  # noqa: E402
 
 KERNELS = [

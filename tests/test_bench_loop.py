@@ -1,7 +1,7 @@
 """The benchmark loop and its checks without a GPU: the worker side
-(judge/timing/timed_loop.py) runs in-process with CUDA events and synchronize
+(judge/timer/timed_loop.py) runs in-process with CUDA events and synchronize
 replaced by host-clock fakes, and its messages feed the judge side
-(judge/timing/benchmark_stage.py) through a fake worker.  This covers the protocol
+(judge/judging/benchmark_stage.py) through a fake worker.  This covers the protocol
 between the two: seeds, verified calls, the last call, forged replies.
 """
 
@@ -19,8 +19,8 @@ from judge.judging.reference import Reference
 from judge.judging.runner import Options
 from judge.challenge.spec import load_spec, parse_spec
 from judge.challenge.tensors import make_arguments
-from judge.timing import timed_loop as bench
-from judge.timing.benchmark_stage import BenchFailure, bench_case, timing_summary
+from judge.timer import timed_loop as bench
+from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
 from judge.judging.verdict import Verdict
 from judge.worker.session import Session
 
@@ -424,7 +424,8 @@ def test_repoison_leaves_out_empty_tensors():
 def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):
     """peaks.timer_floor_us times an empty solve() with bench.timed_call (a GPU-only path, so
     it broke unseen on CPU once: its stand-in session had no spec for the re-poisoning)."""
-    from judge.timing import cover, flush, peaks
+    from judge.timer import cover, flush
+    from judge.timing import peaks
 
     monkeypatch.setattr(flush, "flush_buffer", lambda device: None)
     monkeypatch.setattr(cover, "Cover", FakeCover)

@@ -1,4 +1,4 @@
-"""Where the judge's processes keep bytecode (judge/bytecode.py), and that the
+"""Where the judge's processes keep bytecode (judge/base/bytecode.py), and that the
 solution itself is always judged from its text, never from a stale ``.pyc``."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from judge.bytecode import keep_bytecode, worker_bytecode_env
+from judge.base.bytecode import keep_bytecode, worker_bytecode_env
 from judge.challenge.spec import load_spec
 from judge.judging.dispatch import judge_solution
 from judge.judging.runner import Options

@@ -26,7 +26,7 @@ from judge.judging.runner import Options
 from judge.judging.dispatch import judge_solution
 from judge.challenge.spec import SpecError, load_spec, load_specs, parse_spec, parse_specs
 from judge.challenge.tensors import make_arguments
-from judge.challenge.validate import validate_spec
+from judge.authoring.validate import validate_spec
 from judge.judging.verdict import Verdict
 
 from conftest import EXAMPLES

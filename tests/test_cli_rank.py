@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from judge.comparing import history
+from judge.history import store as history
 from judge.cli import main
 from judge.report.console import make_console
 from judge.report.ranking_tables import render_rank

@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from judge.timing.cover import THREADS, fills_sm, programs_per_sm
-from judge.timing.fills import COPY_PERIOD, WORD, Fill, fill_table, pattern_of
+from judge.timer.cover import THREADS, fills_sm, programs_per_sm
+from judge.timer.fills import COPY_PERIOD, WORD, Fill, fill_table, pattern_of
 
 from conftest import ROOT
 
@@ -65,8 +65,8 @@ def test_programs_per_sm_and_whether_they_leave_room_for_another_block(threads, 
 
 KERNEL_SCRIPT = textwrap.dedent("""
     import torch
-    from judge.timing.timed_loop import Repoison, _poison_pattern
-    from judge.timing.cover import Cover
+    from judge.timer.timed_loop import Repoison, _poison_pattern
+    from judge.timer.cover import Cover
     from judge.challenge.spec import parse_spec
     from judge.challenge.tensors import make_arguments
 
@@ -76,7 +76,7 @@ KERNEL_SCRIPT = textwrap.dedent("""
     flush = torch.ones(1000, dtype=torch.int32)
     cover = Cover(flush, spin=False)
     odd = torch.zeros(11, dtype=torch.float16)[1:]  # 10 halves at an address 2 bytes past a word
-    from judge.timing.fills import Fill
+    from judge.timer.fills import Fill
     repoison = Repoison(spec, args)
     fills = repoison.fills + [Fill(odd.data_ptr(), 20, pattern=_poison_pattern(torch.float16))]
     args[1].fill_(7.0)
@@ -121,7 +121,7 @@ def test_the_kernel_compiles_for_a_hopper_gpu_without_one():
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from judge.timing.cover import MAX_REGISTERS, WORDS, _cover_kernel
+    from judge.timer.cover import MAX_REGISTERS, WORDS, _cover_kernel
 
     signature = {"table": "*i64", "word_rows": "i64", "byte_rows": "i64", "spin_ns": "i64", "starts": "*i64",
                  "WORDS": "constexpr", "SPIN": "constexpr"}

@@ -1,4 +1,4 @@
-"""How judge watch notices a save (judge/judging/file_watch.py), and its usage errors."""
+"""How judge watch notices a save (judge/watch/file_watch.py), and its usage errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from judge.cli import main
-from judge.judging.file_watch import FileWatcher, have_watchfiles, signature
+from judge.watch.file_watch import FileWatcher, have_watchfiles, signature
 
 from conftest import SOLUTIONS
 

@@ -190,7 +190,7 @@ def test_gpu_memory_storm_is_a_clear_runtime_error():
 def test_an_uncached_torch_baseline_is_timed_by_a_worker_spawned_with_the_run(tmp_path, monkeypatch):
     """Its worker imports while the tests run, is loaded before the solution is timed,
     and is stopped with the run (issue 16)."""
-    from judge.timing import benchmark_stage
+    from judge.judging import benchmark_stage
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
     made = []

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.gpu
 
 
 def _floor_ms(result, spec) -> float:
-    from judge.timing.benchmark_stage import case_cost
+    from judge.judging.benchmark_stage import case_cost
     from judge.challenge.cases import benchmark_cases
 
     case = benchmark_cases(spec)[0]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.comparing import history
-from judge.comparing.leaderboard import build_leaderboard
+from judge.history import store as history
+from judge.history.leaderboard import build_leaderboard
 
 
 def run_dict(solution: Path, verdict="accepted", medians=(1.0, 4.0), device="NVIDIA H200", torch="2.11.0",

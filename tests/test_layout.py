@@ -1,6 +1,8 @@
-"""The package's shape, as docs/architecture.md promises it: no import cycles,
-pure modules that stay pure (no I/O, no GPU, nothing impure reached through
-another judge module), and timing's method never importing the worker.
+"""The package's shape, as docs/architecture.md promises it: judge/'s folders
+form layers that only import downwards (a DAG read bottom-up as the pipeline),
+no import cycles between modules, pure modules that stay pure (no I/O, no GPU,
+no clock, nothing impure reached through another judge module), and timing's
+method never importing the worker.
 
 Read from the source with ``ast`` (imports inside functions count too), so
 nothing here imports torch.
@@ -19,16 +21,37 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 # Modules of pure computation: tested directly, no I/O, no GPU, no processes.
 PURE = [
     "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
-    "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.challenge.starter",
+    "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
     "judge.challenge.conventions",
     "judge.judging.verdict",
-    "judge.timing.stats", "judge.timing.audit", "judge.timing.fills", "judge.timing.seeds", "judge.timing.speed",
-    "judge.comparing.ranking_math", "judge.comparing.leaderboard", "judge.comparing.run_changes",
+    "judge.timing.stats", "judge.timing.audit", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
+    "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline",
     "judge.report.json_export", "judge.report.junit",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
-IMPURE_IMPORTS = {"torch", "triton", "os", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
-                  "shutil", "tempfile", "io"}
+IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
+                  "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",
+                  "signal", "select", "pickle", "asyncio", "urllib", "http"}
+IMPURE_CALLS = {"open", "input", "print", "exec", "eval", "__import__", "breakpoint"}  # builtins that do I/O or run code
+
+# judge/'s folders bottom-up: a folder may import only folders of lower layers (imports inside
+# functions count); folders of one layer are siblings that never import each other.  The root
+# package (``judge``: its version) may be imported from anywhere.
+LAYERS = [
+    ("base", "challenges"),      # paths, wire format, exit codes, bytecode, profiling; the built-in challenges' data
+    ("challenge",),              # the spec model, loader and cases, inputs, LeetGPU folders
+    ("timer",),                  # the worker-side timed loop: guard, flush, one measured call
+    ("worker", "timing"),        # the solution's process and its client; judge-side timing method and peaks
+    ("judging",),                # checks, reference, verdicts, the runner and its benchmark stage
+    ("authoring", "report"),     # validate, scaffold, example, starter; tables and exporters
+    ("ranking", "grading"),      # rank and sweep; grading many submissions
+    ("history", "watch"),        # SQLite history and leaderboard; watch's run changes and file watching
+    ("server",),                 # the judge server's client side: what `judge run` calls
+    ("cli",),                    # thin click commands
+    ("daemon",),                 # the judge server itself, which runs cli commands
+    ("launch",),                 # the entry point: a served command goes to the server, the rest to cli
+    ("__main__",),               # python -m judge
+]
 
 
 def _module_name(path: Path) -> str:
@@ -37,8 +60,12 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path) -> set[str]:
+    return _imports_of(path.read_text())
+
+
+def _imports_of(source: str) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
@@ -113,6 +140,99 @@ def test_the_timed_loop_owns_the_method_and_never_reaches_the_worker():
     """The worker's session imports the timed loop and calls it with itself; the
     loop (and everything it imports) never imports the worker back."""
     inner, _ = _graph()
-    assert "judge.timing.timed_loop" in inner["judge.worker.session"]
-    reached = _reach(inner, "judge.timing.timed_loop")
+    assert "judge.timer.timed_loop" in inner["judge.worker.session"]
+    reached = _reach(inner, "judge.timer.timed_loop")
     assert not {m for m in reached if m.startswith("judge.worker")}
+
+
+def _folder(module: str) -> str:
+    """judge.timing.stats -> timing; judge.launch -> launch; judge -> judge."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _layer_breaks(edges: dict[str, set[str]], layers: list[tuple[str, ...]]) -> list[str]:
+    """Every folder-to-folder import that does not go strictly downwards in ``layers``."""
+    rank = {folder: i for i, layer in enumerate(layers) for folder in layer}
+    breaks = []
+    for module, imported in sorted(edges.items()):
+        for target in sorted(imported):
+            src, dst = _folder(module), _folder(target)
+            if src == dst or dst == "judge":
+                continue
+            if src not in rank or dst not in rank:
+                breaks.append(f"{module} -> {target}: folder {src if src not in rank else dst} has no layer")
+            elif rank[dst] >= rank[src]:
+                breaks.append(f"{module} -> {target}: {src} may not import {dst}")
+    return breaks
+
+
+def test_every_folder_of_the_judge_has_a_layer():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists() or
+               p.is_dir() and any(p.glob("*.py"))} | {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    listed = {folder for layer in LAYERS for folder in layer} - {"challenges"}
+    assert folders == listed
+
+
+def test_the_folders_import_only_downwards():
+    """spec/cases -> timer -> worker, timing -> judging -> report, authoring -> ranking, grading ->
+    history, watch -> server -> cli -> daemon: no folder imports one of its own layer or above."""
+    inner, _ = _graph()
+    assert _layer_breaks(inner, LAYERS) == []
+
+
+def test_the_layer_check_finds_an_upward_or_sideways_import():
+    layers = [("base",), ("worker", "timing"), ("judging",)]
+    assert _layer_breaks({"judge.worker.client": {"judge.timing.peaks"}}, layers) == [
+        "judge.worker.client -> judge.timing.peaks: worker may not import timing"]
+    assert _layer_breaks({"judge.base.paths": {"judge.judging.verdict"}}, layers) == [
+        "judge.base.paths -> judge.judging.verdict: base may not import judging"]
+    assert _layer_breaks({"judge.judging.runner": {"judge.base.paths", "judge.judging.verdict", "judge"}}, layers) == []
+    assert "has no layer" in _layer_breaks({"judge.extra.x": {"judge.base.paths"}}, layers)[0]
+
+
+def _impurities(source: str) -> list[str]:
+    """What in one module's source does I/O or reads the clock: impure imports, I/O builtins called."""
+    found = sorted({m.split(".")[0] for m in _imports_of(source)} & IMPURE_IMPORTS)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in IMPURE_CALLS:
+            found.append(f"{node.func.id}()")
+    return found
+
+
+@pytest.mark.parametrize("module", PURE)
+def test_pure_modules_call_no_io_builtin(module):
+    inner, _ = _graph()
+    for name in {module} | _reach(inner, module):
+        path = PACKAGE.parent / (name.replace(".", "/") + ".py")
+        if not path.exists():
+            path = PACKAGE.parent / name.replace(".", "/") / "__init__.py"
+        assert not _impurities(path.read_text()), f"{module} reaches {name}: {_impurities(path.read_text())}"
+
+
+def test_the_purity_check_finds_clocks_files_and_yaml():
+    assert _impurities("import time\ndef f():\n    return time.time()\n") == ["time"]
+    assert _impurities("from pathlib import Path\ndef f():\n    return Path('x').read_text()\n") == ["pathlib"]
+    assert _impurities("def f():\n    import yaml\n    return yaml.safe_load('a: 1')\n") == ["yaml"]
+    assert _impurities("def f(p):\n    return open(p).read()\n") == ["open()"]
+    assert _impurities("import math\ndef f(x):\n    return math.sqrt(x)\n") == []
+
+
+def _literal_exits(source: str) -> list[str]:
+    """sys.exit(<number>) calls and EXIT_* = <number> constants: statuses that bypass ExitCode."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "exit"
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, int)):
+            found.append(f"exit({node.args[0].value})")
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
+            found += [t.id for t in node.targets if isinstance(t, ast.Name) and t.id.startswith("EXIT_")]
+    return found
+
+
+def test_exit_statuses_come_from_one_enum():
+    """One table of exit statuses (judge/base/exit_codes.py): no command exits with a bare number."""
+    offenders = {str(p.relative_to(PACKAGE)): found for p in PACKAGE.rglob("*.py")
+                 if p.name != "exit_codes.py" and (found := _literal_exits(p.read_text()))}
+    assert offenders == {}
+    assert _literal_exits("import sys\nEXIT_INTERRUPTED = 130\nsys.exit(1)\n") == ["EXIT_INTERRUPTED", "exit(1)"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from judge.judging import runner as runner_module
 from judge.judging.runner import Options, Runner, RunResult
-from judge.timing import benchmark_stage, peaks as peaks_module
+from judge.judging import benchmark_stage
+from judge.timing import peaks as peaks_module
 
 
 class FakeWorker:

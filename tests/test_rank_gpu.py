@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from judge.comparing.rank_runner import rank_solutions
-from judge.comparing.ranking_math import RoundPlan
+from judge.ranking.rank_runner import rank_solutions
+from judge.ranking.ranking_math import RoundPlan
 from judge.judging.runner import Options
 from judge.challenge.spec import load_spec
-from judge.comparing.sweep import parse_sizes, sweep
+from judge.ranking.sweep import parse_sizes, sweep
 
 from conftest import EXAMPLES, SOLUTIONS, SPECS
 

@@ -15,15 +15,15 @@ import re
 
 import pytest
 
-from judge.comparing import rank_runner as ranker
+from judge.ranking import rank_runner as ranker
 
-from judge.comparing import sweep as sweep_module
-from judge.comparing.ranking_math import RoundPlan
+from judge.ranking import sweep as sweep_module
+from judge.ranking.ranking_math import RoundPlan
 from judge.report.console import make_console
 from judge.report.ranking_tables import document_to_json, render_rank, render_sweep
 from judge.judging.runner import Options
 from judge.challenge.spec import load_spec
-from judge.timing import benchmark_stage as benchmark
+from judge.judging import benchmark_stage as benchmark
 from judge.judging.verdict import Verdict
 
 from conftest import EXAMPLES, SOLUTIONS, SPECS

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from judge.comparing.ranking_math import (DroppedOut, Entry, Estimate, RoundPlan, calls_for_round, converged,
+from judge.ranking.ranking_math import (DroppedOut, Entry, Estimate, RoundPlan, calls_for_round, converged,
                            measure_in_rounds, rank_entries, ratio_text, ratio_to, round_order, score)
 from judge.timing.stats import Ratio
 

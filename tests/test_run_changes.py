@@ -1,8 +1,8 @@
-"""The 'what changed' lines of judge watch (judge/comparing/run_changes.py)."""
+"""The 'what changed' lines of judge watch (judge/watch/run_changes.py)."""
 
 from __future__ import annotations
 
-from judge.comparing.run_changes import changes_between, speed_change, verdict_change
+from judge.watch.run_changes import changes_between, speed_change, verdict_change
 
 
 def _bench(name, median, low=None, high=None, verdict="accepted"):

@@ -249,7 +249,7 @@ def test_the_torch_baseline_of_a_leetgpu_folder_may_read_its_checkout(tmp_path):
     """The baseline imports the folder's challenge.py (and the checkout's core package): under the
     sandbox that read was denied and the torch column of LeetGPU benchmarks went missing (H200 test)."""
     from judge.challenge.catalog import load_challenge
-    from judge.timing.benchmark_stage import baseline_file, baseline_reads
+    from judge.judging.benchmark_stage import baseline_file, baseline_reads
     from judge.worker.client import SubmissionInvalid, Worker
 
     spec = load_challenge(str(ROOT / "tests" / "leetgpu" / "challenges" / "easy" / "1_vec_add"))

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.server import compat, wire
-from judge.server.daemon import Server
-from judge.server.forked import ForkedProcess
+from judge.server import compat
+from judge.base import wire
+from judge.daemon.daemon import Server
+from judge.worker.forked import ForkedProcess
 
 from conftest import ROOT, SOLUTIONS, SPECS
 

@@ -18,8 +18,9 @@ from test_bench_loop import (CASE, GPU, FakeGPU, FakeRunner, FakeWorker, Recordi
 from judge.challenge.spec import parse_spec
 from judge.judging.reference import Reference
 from judge.judging.verdict import Verdict
-from judge.timing import audit, cover, timed_loop as bench
-from judge.timing.benchmark_stage import BenchFailure, bench_case, timing_summary
+from judge.timing import audit
+from judge.timer import cover, timed_loop as bench
+from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
 from judge.worker.integrity import Fingerprint
 from judge.worker.session import Session
 
@@ -264,7 +265,8 @@ def test_the_latency_allowance_is_calibrated_as_the_calls_are_compared(monkeypat
     holds what is left of guard and flush (~0.1-0.2 ms on an H200), and the audit compared host_ms (guard
     subtracted) against twice that: a transpose doing 0.31 ms of torch's copy on a stream it never joined read
     0.11 ms, accepted (H200, 2026-11-26).  host_ms and seen_ms are calibrated apart now."""
-    from judge.timing import cover as cover_module, flush, peaks
+    from judge.timer import cover as cover_module, flush
+    from judge.timing import peaks
 
     class Guard:
         def absorb(self, call):

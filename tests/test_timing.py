@@ -11,7 +11,7 @@ from judge.judging.runner import RunResult
 import random
 
 from judge.timing.audit import Audit, VerifyPlan, audited_sample, disagrees, forged_call, launch_bound, parse_audit
-from judge.timing.benchmark_stage import timing_summary
+from judge.judging.benchmark_stage import timing_summary
 from judge.report.benchmark_table import format_interval, render_benchmarks
 from judge.timing.speed import below_floor, physical_floor_ms, speed_of_light, speedup_text
 
@@ -196,7 +196,7 @@ def test_peaks_cached_by_an_older_method_are_measured_again(tmp_path, monkeypatc
 
 
 def test_launch_guard_covers_twice_the_slow_launches_less_the_flush():
-    from judge.timing.audit import launch_guard_us
+    from judge.timer.guard import launch_guard_us
 
     assert launch_guard_us([], 65.0) == 0.0
     assert launch_guard_us([10.0] * 20, 65.0) == 2 * 10 + 50 - 65  # 5 µs
@@ -207,7 +207,7 @@ def test_launch_guard_covers_twice_the_slow_launches_less_the_flush():
 
 
 def test_a_call_is_exposed_when_its_launch_outlasted_guard_and_flush():
-    from judge.timing.audit import exposed_call
+    from judge.timer.guard import exposed_call
 
     # lead / cover as research/lead_probe.py measured them on an H200: 108 µs of launching, 78 µs of cover
     assert exposed_call(lead_us=108.0, cover_us=78.0)
@@ -215,7 +215,7 @@ def test_a_call_is_exposed_when_its_launch_outlasted_guard_and_flush():
 
 
 def test_an_exposed_call_grows_the_guard_past_the_shortfall_up_to_the_cap():
-    from judge.timing.audit import GUARD_MARGIN_US, grown_guard_us
+    from judge.timer.guard import GUARD_MARGIN_US, grown_guard_us
 
     assert grown_guard_us(0.0, 108.0, 78.0) == 2 * 30 + GUARD_MARGIN_US  # nothing to double: the shortfall
     assert grown_guard_us(100.0, 190.0, 180.0) == 200.0  # a small shortfall: doubled
@@ -297,7 +297,8 @@ def test_a_baseline_timed_meanwhile_by_another_process_is_taken_from_the_cache(t
     from judge.challenge.cases import benchmark_cases
     from judge.challenge.catalog import load_challenge
     from judge.judging.runner import Options
-    from judge.timing import benchmark_stage, peaks
+    from judge.judging import benchmark_stage
+    from judge.timing import peaks
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
     spec = load_challenge("transpose")

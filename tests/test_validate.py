@@ -13,9 +13,9 @@ from judge.challenge.catalog import ChallengeConflict, SearchPath, list_entries,
 from judge.cli import main
 from judge.judging.runner import Options
 from judge.judging.dispatch import judge_solution
-from judge.challenge.scaffold import scaffold_files
+from judge.authoring.scaffold import scaffold_files
 from judge.challenge.spec import load_spec, parse_spec
-from judge.challenge.validate import validate_spec
+from judge.authoring.validate import validate_spec
 from judge.judging.verdict import Verdict
 
 from conftest import CHALLENGES, ROOT

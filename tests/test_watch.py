@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.judging.file_watch import have_watchfiles
+from judge.watch.file_watch import have_watchfiles
 
 from conftest import ROOT, SOLUTIONS, SPECS
 

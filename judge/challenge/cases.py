@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from judge.challenge.spec import Spec
+from judge.challenge.spec_model import Spec
 
 __all__ = ["Case", "generate_cases", "benchmark_cases", "edge_values", "call_seed",
            "shrink", "limits_for", "describe"]

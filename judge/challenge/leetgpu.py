@@ -25,7 +25,7 @@ import torch
 
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
-from judge.challenge.spec_model import DIFFICULTIES, Spec, SpecError, Tensor, Tolerance
+from judge.challenge.spec_model import DIFFICULTIES, ReferenceError_, Spec, SpecError, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES
 
 __all__ = ["load_folder", "find_folders", "list_folder", "Listed", "LeetGpuSpec", "LeetGpuError", "ShippedCase",
@@ -406,8 +406,6 @@ def expected_outputs(instance, case: ShippedCase, file: str = "") -> dict[str, t
         with torch.no_grad():
             instance.reference_impl(**work)
     except BaseException as exc:  # noqa: BLE001 - the challenge's bug, reported as such
-        from judge.judging.reference import ReferenceError_
-
         raise ReferenceError_(f"reference_impl of {file} failed on the {case.name} test: "
                               f"{type(exc).__name__}: {exc}") from exc
     return {name: work[name] for name, role in case.roles.items() if role != "in"}

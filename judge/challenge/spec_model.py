@@ -22,6 +22,10 @@ MAX_FILE_BYTES = 1_000_000
 DEFAULT_INTERPRET_MAX = 48
 
 
+class ReferenceError_(RuntimeError):
+    """The spec's own reference failed: a bug in the challenge, not the solution."""
+
+
 class SpecError(ValueError):
     """A challenge spec that cannot be used; the message is for the user."""
 

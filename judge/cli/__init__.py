@@ -32,8 +32,8 @@ def entry(args: list[str] | None = None) -> None:
     finalisation, not work of the judge's): after the command has finished and
     the exit handlers have run, the output is flushed and the process ends at once.
     """
-    from judge.bytecode import keep_bytecode
-    from judge.profiling import profiled
+    from judge.base.bytecode import keep_bytecode
+    from judge.base.profiling import profiled
     from judge.worker.sandbox import set_dumpable
 
     keep_bytecode()  # before torch is imported: where Python may not write bytecode, a thousand modules compile

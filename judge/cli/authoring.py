@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from judge.base.exit_codes import ExitCode
 from judge.cli.base import UserError, current_search_path, json_option, main_group
 
 
@@ -23,7 +24,7 @@ def new_command(name: str, folder: str) -> None:
     overwritten. Exit status: 0 written, 2 usage error.
     """
     from judge.challenge.catalog import list_entries
-    from judge.challenge.scaffold import scaffold_files, valid_name
+    from judge.authoring.scaffold import scaffold_files, valid_name
 
     if not valid_name(name):
         raise UserError(f"challenge names use letters, digits, '_' and '-' only, got {name!r}")
@@ -51,7 +52,7 @@ def _reports_for(spec: str):
     """Validation reports of one argument: a spec file (all its variants) or a challenge name."""
     from judge.challenge.catalog import ChallengeConflict, UnknownChallenge, is_spec_path, load_challenge
     from judge.challenge.spec import SpecError
-    from judge.challenge.validate import validate_file, validate_spec
+    from judge.authoring.validate import validate_file, validate_spec
 
     try:
         if Path(spec).is_dir():
@@ -114,4 +115,4 @@ def validate_command(specs: tuple, all_specs: bool, as_json: bool) -> None:
         summary = f"{len(reports)} spec(s), {len(checks)} checks: " + \
             (f"{bad} failed" if bad else "all passed") + (f", {skipped} skipped" if skipped else "")
         click.echo(summary)
-    sys.exit(1 if failed else 0)
+    sys.exit(ExitCode.FAILED if failed else ExitCode.OK)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from judge.base.exit_codes import ExitCode
 from judge import __version__
 
 MAX_SOLUTION_BYTES = 2_000_000
@@ -16,7 +17,7 @@ MAX_SOLUTION_BYTES = 2_000_000
 class UserError(click.ClickException):
     """A mistake in what the user asked for: message, exit code 2, no traceback."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class JudgeGroup(click.Group):
@@ -34,7 +35,7 @@ class JudgeGroup(click.Group):
                 click.echo(f"Error: internal error in judge: {type(exc).__name__}: {exc}\n"
                            "Run again with 'judge --debug ...' for the traceback, and please report it.",
                            err=True)
-            sys.exit(3)
+            sys.exit(ExitCode.INTERNAL)
 
 
 @click.group(cls=JudgeGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -113,8 +113,9 @@ def _parameter_table(console, spec) -> Table:
 def _example(spec) -> str:
     """The worked example, from the cache when this spec's was computed before
     (computing it imports torch: seconds, where the rest of ``show`` takes a fraction of one)."""
-    from judge.challenge.example import example_key, example_text
-    from judge.timing.peaks import cache_dir, read_cache, write_cache
+    from judge.authoring.example import example_key, example_text
+    from judge.base.paths import cache_dir
+    from judge.timing.peaks import read_cache, write_cache
 
     path, key = cache_dir() / "examples.json", example_key(spec)
     cached = read_cache(path)
@@ -164,7 +165,7 @@ def show_command(challenge: str) -> None:
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 def init_command(challenge: str, path: str, force: bool) -> None:
     """Write a Triton starter solution for CHALLENGE to PATH."""
-    from judge.challenge.starter import starter_source
+    from judge.authoring.starter import starter_source
 
     spec = load_spec_or_exit(challenge)
     target = Path(path)

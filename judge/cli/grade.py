@@ -24,6 +24,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from judge.base.exit_codes import ExitCode
 from judge.grading.pool import grade_entries, judge_entry, make_undumpable, parse_gpus
 from judge.grading.cluster import LOCAL
 from judge.grading.records import SECRET_SEED_ENV, GradeSettings, PassRule, carried_over, grade_document, load_previous, parse_min_pass, resume_key
@@ -34,7 +35,6 @@ from judge.report.junit import grade_to_junit
 from judge.report.markdown import grade_to_markdown
 from judge.cli.base import UserError, bench_options, check_solution_file, current_search_path, judging_options, main_group
 
-EXIT_INTERRUPTED = 130
 
 
 # -- what to grade ---------------------------------------------------------------
@@ -393,7 +393,7 @@ def exit_status(doc: dict, rule: PassRule, console) -> int:
     style = "green" if ok else "red"
     console.print(f"[bold {style}]{summary['accepted']} of {summary['total']} accepted{needed}: "
                   f"{'PASS' if ok else 'FAIL'}[/]  seed {escape(doc['seed']['label'])}")
-    return 0 if ok else 1
+    return ExitCode.OK if ok else ExitCode.FAILED
 
 
 # -- the command -----------------------------------------------------------------------
@@ -468,4 +468,4 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
         session.outputs.finish(doc)
     render_table(console, doc)
     status = exit_status(doc, rule, console)
-    sys.exit(status if completed else EXIT_INTERRUPTED)
+    sys.exit(status if completed else ExitCode.INTERRUPTED)

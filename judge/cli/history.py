@@ -33,7 +33,7 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
     """
     if no_history:
         return None
-    from judge.comparing.history import HistoryError, connect, default_db_path, record_result
+    from judge.history.store import HistoryError, connect, default_db_path, record_result
 
     shared = [r for r in results if any(b.get("contention") for b in r.get("benchmarks", []))]
     results = [r for r in results if r not in shared]
@@ -58,7 +58,7 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
 
 def _open_existing(db_path: str | None):
     """The database if it exists (None otherwise: reading never creates one)."""
-    from judge.comparing.history import HistoryError, connect, default_db_path
+    from judge.history.store import HistoryError, connect, default_db_path
 
     path = default_db_path(db_path)
     if not path.exists():
@@ -96,8 +96,8 @@ def leaderboard_command(challenge, device_filter, as_json, db_path) -> None:
     Scores are geometric means over the benchmark cases of median times, from
     the local history of 'judge run' and 'judge rank'.
     """
-    from judge.comparing.history import accepted_runs, benchmarks_of, untimed_accepted
-    from judge.comparing.leaderboard import build_leaderboard
+    from judge.history.store import accepted_runs, benchmarks_of, untimed_accepted
+    from judge.history.leaderboard import build_leaderboard
     from judge.report.ranking_tables import document_to_json, render_leaderboard
 
     name = _challenge_name(challenge)
@@ -125,7 +125,7 @@ def leaderboard_command(challenge, device_filter, as_json, db_path) -> None:
 @db_option
 def history_command(challenge, limit, as_json, db_path) -> None:
     """The most recent recorded runs (of CHALLENGE when given), newest first."""
-    from judge.comparing.history import recent_runs
+    from judge.history.store import recent_runs
     from judge.report.ranking_tables import document_to_json, render_history
 
     path, conn = _open_existing(db_path)

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from judge.base.exit_codes import ExitCode
 from judge.report.console import make_console, plain_wanted
 from judge.cli.base import UserError, challenge_argument, check_solution_file, judging_options, json_option, \
     load_spec_or_exit, main_group
@@ -107,8 +108,8 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
     rejected, 2 usage error.
     """
     from judge.report.plots import rank_chart
-    from judge.comparing.rank_runner import rank_solutions
-    from judge.comparing.ranking_math import RoundPlan
+    from judge.ranking.rank_runner import rank_solutions
+    from judge.ranking.ranking_math import RoundPlan
     from judge.report.ranking_tables import document_to_json, render_rank
 
     spec = load_spec_or_exit(challenge)
@@ -129,7 +130,7 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
             click.echo(f"plot written to {doc['plot']}")
     for warning in filter(None, warnings):
         click.echo(warning, err=True)
-    sys.exit(0 if result.all_accepted else 1)
+    sys.exit(ExitCode.OK if result.all_accepted else ExitCode.FAILED)
 
 
 @main_group.command("sweep")
@@ -154,7 +155,7 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
     """
     from judge.report.plots import sweep_chart
     from judge.report.ranking_tables import document_to_json, render_sweep
-    from judge.comparing.sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
+    from judge.ranking.sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
 
     spec = load_spec_or_exit(challenge)
     if getattr(spec, "shipped", False):
@@ -178,4 +179,4 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
             click.echo(f"plot written to {doc['plot']}")
     if warning:
         click.echo(warning, err=True)
-    sys.exit(0 if all(s["verdict"] == "accepted" for s in doc["series"]) else 1)
+    sys.exit(ExitCode.OK if all(s["verdict"] == "accepted" for s in doc["series"]) else ExitCode.FAILED)

@@ -9,6 +9,7 @@ import time
 
 import click
 
+from judge.base.exit_codes import ExitCode
 from judge.cli.base import UserError, main_group
 
 START_TIMEOUT_S = 180.0  # its imports take seconds; compiling their bytecode the first time, more
@@ -72,7 +73,7 @@ def _spawn(path, log_path, idle_s: float) -> int:
 
     env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}  # never in the server
     with open(log_path, "a") as log:
-        process = subprocess.Popen([sys.executable, "-m", "judge.server.daemon", str(path), str(idle_s)],
+        process = subprocess.Popen([sys.executable, "-m", "judge.daemon.daemon", str(path), str(idle_s)],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, env=env,
                                    cwd=compat.PACKAGE_ROOT, start_new_session=True, text=True)
     line = _first_line(process, START_TIMEOUT_S)
@@ -122,7 +123,7 @@ def status_command() -> None:
     status = client.ask("status")
     if status is None:
         click.echo("no judge server is running")
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
     up = time.time() - status["started_at"]
     click.echo(f"judge server pid {status['pid']}, up {up / 60:.1f} min, {status['served']} command(s) served\n"
                f"  python {status['python']} · torch {status['torch']} · triton {status['triton']}\n"

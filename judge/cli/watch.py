@@ -18,12 +18,12 @@ import time
 import click
 from rich.markup import escape
 
+from judge.base.exit_codes import ExitCode
 from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
 from judge.cli.history import history_options, record_results
 from judge.cli.run import build_options, judge_with_progress
 from judge.report.console import make_console, plain_wanted
 
-EXIT_INTERRUPTED = 130
 
 
 class WatchOutput:
@@ -80,8 +80,8 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
     Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
     picks it), so that each judgement's times compare with the previous one's.
     """
-    from judge.comparing.run_changes import changes_between
-    from judge.judging.file_watch import FileWatcher, signature
+    from judge.watch.run_changes import changes_between
+    from judge.watch.file_watch import FileWatcher, signature
     from judge.worker.client import spawn_early
 
     spec = load_spec_or_exit(challenge)
@@ -117,7 +117,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
         if not as_json:
             click.echo("\nstopped watching", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)
     finally:
         if early is not None:
             early.stop()

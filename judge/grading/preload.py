@@ -69,7 +69,7 @@ def warm(gpu: bool) -> dict[str, float]:
     import judge.judging.dispatch  # noqa: F401 - the runners, the reference, the checks, the worker client
 
     if gpu:
-        import judge.timing.benchmark_stage  # noqa: F401 - timing, peaks, statistics (GPU only)
+        import judge.judging.benchmark_stage  # noqa: F401 - timing, peaks, statistics (GPU only)
     seconds = {"imports": time.perf_counter() - started}
     if gpu and torch.cuda.is_available():
         started = time.perf_counter()

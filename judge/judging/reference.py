@@ -12,15 +12,12 @@ import math
 
 import torch
 
+from judge.challenge.spec_model import ReferenceError_
 from judge.judging.checks import Mismatch, compare_input, compare_output
 from judge.challenge.spec import Spec, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
 __all__ = ["Reference", "ReferenceError_", "BadReply", "JudgeOutOfMemory", "decode_reply"]
-
-
-class ReferenceError_(RuntimeError):
-    """The spec's own reference failed: a bug in the challenge, not the solution."""
 
 
 class BadReply(ValueError):

@@ -315,7 +315,7 @@ class Runner:
         """On a GPU, when the torch baseline is not cached: its worker imports while the tests run."""
         if self.interpret or not self.options.benchmark:
             return
-        from judge.timing.benchmark_stage import BaselineWorker, baseline_needed
+        from judge.judging.benchmark_stage import BaselineWorker, baseline_needed
 
         if baseline_needed(self, benchmark_cases(self.spec)):
             try:
@@ -469,7 +469,7 @@ class Runner:
             return
         if not self.options.benchmark:
             return
-        from judge.timing.benchmark_stage import run_benchmarks  # GPU only
+        from judge.judging.benchmark_stage import run_benchmarks  # GPU only
 
         started = time.perf_counter()
         run_benchmarks(self, self.benchmark_cases())

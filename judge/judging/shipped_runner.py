@@ -23,7 +23,7 @@ from judge.challenge.tensors import TORCH_DTYPES, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output
 from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
-from judge.timing.seeds import case_seed
+from judge.challenge.seeds import case_seed
 
 __all__ = ["ShippedRunner", "ShippedReference"]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from judge.base.exit_codes import ExitCode
+
 __all__ = ["Verdict", "CaseResult", "overall_verdict", "exit_code_for"]
 
 
@@ -59,5 +61,5 @@ def overall_verdict(results: list[CaseResult]) -> Verdict:
     return Verdict.ACCEPTED if ran else Verdict.INVALID_SUBMISSION
 
 
-def exit_code_for(verdict: Verdict) -> int:
-    return 0 if verdict == Verdict.ACCEPTED else 1
+def exit_code_for(verdict: Verdict) -> ExitCode:
+    return ExitCode.OK if verdict == Verdict.ACCEPTED else ExitCode.FAILED

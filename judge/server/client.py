@@ -1,5 +1,5 @@
 """What ``judge run``, ``rank`` and ``watch`` do first: hand the command line to a
-running judge server (judge/server/daemon.py) and wait for its exit status.
+running judge server (judge/daemon/daemon.py) and wait for its exit status.
 
 Imports nothing heavy (no click, no torch): when no server answers, the command
 runs in this process as it always did, and this cost only a ``stat``.
@@ -13,7 +13,8 @@ import signal
 import socket
 import sys
 
-from judge.server import compat, wire
+from judge.server import compat
+from judge.base import wire
 
 __all__ = ["run_served", "ask", "connect"]
 

@@ -15,6 +15,9 @@ import os
 import sys
 from pathlib import Path
 
+from judge.base.paths import cache_dir, private_folder
+from judge.base.process import cgroup, process_context
+
 __all__ = ["SERVED_COMMANDS", "served_command", "import_environment", "environment_mismatch",
            "fingerprint", "socket_path", "log_path", "private_folder", "cgroup", "process_context", "PACKAGE_ROOT", "SECRET_NAMES"]
 
@@ -112,8 +115,6 @@ def _stamp(path: Path | None) -> str:
 
 def log_path() -> Path:
     """The server's log, ``<cache dir>/server/<hash>.log``: one per user, Python, judge checkout and cache dir."""
-    from judge.timing.peaks import cache_dir
-
     tag = hashlib.sha256(f"{os.getuid()}|{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}".encode()).hexdigest()[:16]
     return cache_dir() / "server" / f"{tag}.log"
 
@@ -130,39 +131,3 @@ def socket_path() -> Path:
     return Path(tempfile.gettempdir()) / f"judge-{os.getuid()}" / f"{tag}.sock"
 
 
-def private_folder(path: Path) -> bool:
-    """Make ``path`` (mode 0700) if missing; whether it is ours and no one else may write in it.
-    A socket, or bytecode Python will trust, must not sit where another user can replace it."""
-    try:
-        Path(path).mkdir(parents=True, exist_ok=True, mode=0o700)
-        st = os.lstat(path)
-    except OSError:
-        return False
-    import stat
-
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
-def cgroup() -> str:
-    """This process's control group (Linux; '' elsewhere): a Slurm job's or a container's limits."""
-    try:
-        return Path("/proc/self/cgroup").read_text()
-    except OSError:
-        return ""
-
-
-_LIMITS = ("RLIMIT_NOFILE", "RLIMIT_AS", "RLIMIT_STACK", "RLIMIT_CORE", "RLIMIT_DATA", "RLIMIT_CPU",
-           "RLIMIT_FSIZE", "RLIMIT_NPROC", "RLIMIT_MEMLOCK")
-
-
-def process_context() -> dict:
-    """What a forked process takes over from the one that asked for it (daemon._take_client_context):
-    umask, resource limits, CPU affinity and priority, and the control group it must share."""
-    import resource
-
-    umask = os.umask(0)
-    os.umask(umask)
-    limits = {name: list(resource.getrlimit(getattr(resource, name))) for name in _LIMITS if hasattr(resource, name)}
-    affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    return {"umask": umask, "limits": limits, "affinity": affinity,
-            "priority": os.getpriority(os.PRIO_PROCESS, 0), "cgroup": cgroup()}

@@ -11,8 +11,10 @@ import math
 import random
 from dataclasses import dataclass
 
+from judge.timer.guard import GUARD_MAX_US
+
 __all__ = ["VerifyPlan", "Audit", "parse_audit", "disagrees", "audited_sample", "audit_note", "case_excess_ms", "seen_ms", "launch_bound",
-           "launch_bound_note", "launch_guard_us", "exposed_call", "exposed_note", "grown_guard_us",
+           "launch_bound_note", "exposed_note",
            "unheld_guard_note", "forged_call", "LAUNCH_BOUND_MS", "SLACK_FRACTION", "SLACK_MIN_MS"]
 
 # Below this median a kernel's time is dominated by launch overhead and
@@ -163,45 +165,6 @@ def launch_bound_note(timer_floor_ms: float | None = None) -> str:
             "noise (docs/benchmarks.md)")
 
 
-# The launch guard: GPU work queued ahead of the flush so that solve()'s launch
-# is already waiting when the flush ends.  Without it, a call whose host-side
-# launch outlasted the flush was timed from the flush's end to the kernel's
-# end, launch latency included.  On an H200 host the launch of guard, flush,
-# start event and a Triton kernel takes 50-120 µs (it varies from run to run),
-# the flush alone covers ~67 µs: a 4.4 us transpose read medians of up to
-# 25 us in some runs (research/lead_probe.py, docs/benchmarks.md).
-GUARD_MARGIN_US = 50.0
-GUARD_MAX_US = 2000.0
-
-
-def launch_guard_us(host_call_us: list[float], flush_us: float) -> float:
-    """The guard to start with, in µs (``exposed_call`` and ``grown_guard_us`` correct it).
-
-    ``host_call_us``: the host time of solve() in the warm-up calls after the
-    first (which compiles); ``flush_us``: the flush's own GPU time.  The guard
-    covers twice the 90th percentile of the host time plus a margin, less what
-    the flush already covers, capped at 2 ms.
-    """
-    if not host_call_us:
-        return 0.0
-    ordered = sorted(host_call_us)
-    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return min(GUARD_MAX_US, max(0.0, 2 * p90 + GUARD_MARGIN_US - flush_us))
-
-
-def exposed_call(lead_us: float, cover_us: float) -> bool:
-    """Did the start event fire before solve() had been launched?
-
-    ``lead_us``: host time from launching the guard to solve() returning;
-    ``cover_us``: GPU time from the guard's start to the start event (guard
-    and flush).  The GPU is idle when the guard is launched, so it starts no
-    earlier than the host launches it: when the host needed longer than the
-    GPU was kept busy, the sample holds host time.  (A conservative test: GPU
-    launch latency makes the real cover a little longer.)
-    """
-    return lead_us > cover_us
-
-
 def exposed_note(kept: int, calls: int) -> str:
     """Why some samples hold host time: solve() outlasted even the longest guard."""
     return (f"{kept} of {calls} calls took longer to launch than the {GUARD_MAX_US / 1e3:.0f} ms launch guard "
@@ -212,8 +175,3 @@ def unheld_guard_note() -> str:
     """Why a GPU whose SMs the guard's kernel cannot fill weakens the timings (cover.py)."""
     return ("the launch guard's kernel could not hold every SM of this GPU at once, so work that solve() "
             "starts on a stream of its own during the guard may go untimed (docs/security.md)")
-
-
-def grown_guard_us(guard_us: float, lead_us: float, cover_us: float) -> float:
-    """The guard after an exposed call: at least doubled, and at least twice the shortfall longer; at most 2 ms."""
-    return min(GUARD_MAX_US, max(2 * guard_us, guard_us + 2 * (lead_us - cover_us) + GUARD_MARGIN_US))

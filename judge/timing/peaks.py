@@ -45,16 +45,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Iterator
 
-__all__ = ["cache_dir", "peak_key", "cached_peaks", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
+from judge.base.paths import cache_dir
+
+
+__all__ = ["peak_key", "cached_peaks", "get_peaks", "measure_peaks", "baseline_key", "cached_baseline",
            "store_baseline", "read_cache", "write_cache", "cache_lock", "lock_is_free"]
-
-
-def cache_dir() -> Path:
-    """``$JUDGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/judge``, else ``~/.cache/judge``."""
-    if os.environ.get("JUDGE_CACHE_DIR"):
-        return Path(os.environ["JUDGE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "judge"
 
 
 def peak_key(environment: dict) -> str:
@@ -62,7 +57,7 @@ def peak_key(environment: dict) -> str:
 
 
 def _median_ms(fn, reps: int, warmup: int = 3) -> float:
-    from judge.timing.timed_loop import time_gpu
+    from judge.timer.timed_loop import time_gpu
 
     for _ in range(warmup):
         fn()
@@ -109,9 +104,9 @@ def timer_floor_us(device: str, calls: int = 200, with_overhead: bool = False):
     measured as the audit compares them ([median, 99th percentile], µs): ``host_ms`` and ``seen_ms``."""
     import torch
 
-    from judge.timing.timed_loop import LaunchGuard, measured_call, settle_guard
-    from judge.timing.cover import Cover
-    from judge.timing.flush import flush_buffer
+    from judge.timer.timed_loop import LaunchGuard, measured_call, settle_guard
+    from judge.timer.cover import Cover
+    from judge.timer.flush import flush_buffer
 
     tiny = torch.zeros(1, device=device)
     empty_solution = SimpleNamespace(solve=lambda: tiny.add_(1.0), clock=time.perf_counter,

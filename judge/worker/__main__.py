@@ -4,7 +4,7 @@ Spawned (never forked) by the judge for one solution.  It imports the
 solution, then answers requests: ``call`` runs solve() once on fresh inputs
 (drawn from a seed, or shipped by the judge with the request) and sends every tensor argument back as raw bytes (through the shared area
 of judge/worker/area.py when the judge passed one); ``bench`` times repeated
-calls (judge/timing/timed_loop.py).  The solution's prints go to this process's
+calls (judge/timer/timed_loop.py).  The solution's prints go to this process's
 stdout/stderr, which the judge captures to a file: they never reach the
 protocol pipes.  The verdict is not decided here; the judge checks the bytes.
 """
@@ -55,7 +55,7 @@ def die_with_the_judge() -> None:
     stop a solution that never returns, which held its CPU or GPU forever.  Armed here,
     before the solution loads; a judge that died before this leaves the pipes closed,
     and the first ``receive`` ends the worker.  Not for a worker the judge server forked:
-    the server, its parent, manages it (judge/server/daemon.py).  Linux sends the signal when
+    the server, its parent, manages it (judge/daemon/daemon.py).  Linux sends the signal when
     the *thread* that spawned the worker ends: so a worker is spawned by the thread that uses
     it (the main thread, a grade slot's thread, a Dask task's thread), never handed on."""
     if sys.platform.startswith("linux"):
@@ -71,7 +71,7 @@ def die_with_the_judge() -> None:
 if __name__ == "__main__":
     die_with_the_judge()
     sys.stdout.flush()
-    from judge.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (research/profile_run.sh)
+    from judge.base.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (research/profile_run.sh)
 
     code = profiled("worker", main, sys.argv[1:])
     sys.stdout.flush()

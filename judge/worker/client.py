@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from judge.bytecode import worker_bytecode_env
+from judge.base.bytecode import worker_bytecode_env
 from judge.worker import protocol, sandbox
 from judge.worker.area import AreaError, JudgeArea, span
 from judge.worker.deadline import CallDeadline
@@ -29,7 +29,7 @@ OUTPUT_TAIL_BYTES = 4000
 def judge_triton_cache() -> str:
     """Triton's cache of the judge's own kernels (the launch guard's, the warm-up's): workers compile them
     before the solution loads, and no solution may write there (docs/security.md)."""
-    from judge.timing.peaks import cache_dir
+    from judge.base.paths import cache_dir
 
     path = cache_dir() / "triton-judge"
     path.mkdir(parents=True, exist_ok=True)
@@ -169,13 +169,13 @@ class Worker:
 
     def _policy(self) -> dict | None:
         """The sandbox's policy as sent to the worker (worker/sandbox.py); None with JUDGE_SANDBOX=0."""
-        from judge.timing.peaks import cache_dir
+        from judge.base.paths import cache_dir
 
         if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable]
         writable = [self._solution_env()["TRITON_CACHE_DIR"]]
-        profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/profiling.py: the worker writes its profile there
+        profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
         if profiles:
             os.makedirs(profiles, exist_ok=True)
             writable.append(profiles)
@@ -218,9 +218,9 @@ class Worker:
 
     def _start_process(self, fds: list[int], output):
         """``python -m judge.worker FDS``, or the same forked by the judge server when this
-        command runs in one (judge/server/forked.py: no second import of torch)."""
+        command runs in one (judge/worker/forked.py: no second import of torch)."""
         env = self._environment()
-        from judge.server import forked
+        from judge.worker import forked
 
         if forked.SERVER is not None:
             process = forked.fork_worker(fds, output.fileno(), self.workdir.name, env)

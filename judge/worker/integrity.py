@@ -30,8 +30,8 @@ __all__ = ["Fingerprint", "ProcessState", "WATCHED_MODULES"]
 
 WATCHED_MODULES = (
     "judge.worker.session", "judge.worker.protocol", "judge.worker.guarded", "judge.worker.area",
-    "judge.worker.integrity", "judge.worker.sandbox", "judge.timing.timed_loop", "judge.timing.cover",
-    "judge.timing.audit", "judge.timing.fills", "judge.challenge.tensors", "judge.challenge.shipped",
+    "judge.worker.integrity", "judge.worker.sandbox", "judge.timer.timed_loop", "judge.timer.cover",
+    "judge.timer.guard", "judge.timer.fills", "judge.challenge.tensors", "judge.challenge.shipped",
 )
 
 

@@ -20,7 +20,7 @@ from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
 from judge.worker.limits import Limits, apply_rlimits
-from judge.timing import timed_loop
+from judge.timer import timed_loop
 
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
@@ -46,7 +46,7 @@ def warm_up(device: str) -> None:
         from judge.worker.warm_kernel import compile_and_launch
 
         compile_and_launch(device)  # Triton's first-compile set-up, before the solution's first call
-        from judge.timing.cover import precompile
+        from judge.timer.cover import precompile
 
         precompile(device)  # the launch guard's kernel, from the judge's own cache (cover.py)
     except Exception:  # noqa: BLE001
@@ -86,7 +86,7 @@ class Session:
                 # Leave the judge room for its reference: an allocation storm
                 # becomes a clear out-of-memory error in this process.
                 torch.cuda.set_per_process_memory_fraction(float(self.init.get("gpu_memory_fraction", 0.75)))
-                from judge.timing.cover import precompile
+                from judge.timer.cover import precompile
 
                 precompile(self.device)  # on this device, from the judge's cache: before the solution's can hold it
             else:
@@ -94,7 +94,7 @@ class Session:
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
-            sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/bytecode.py)
+            sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/base/bytecode.py)
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.judge_threads = {thread.ident for thread in threading.enumerate()}
             self.protections = self.confine()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from judge.comparing.ranking_math import Entry, Estimate, rank_entries
+from judge.ranking.ranking_math import Entry, Estimate, rank_entries
 
 __all__ = ["build_leaderboard", "VERSION_FIELDS"]
 

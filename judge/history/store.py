@@ -189,7 +189,7 @@ def _benchmark_row(run_id: int, b: dict) -> tuple:
 
 def _score_of(benchmarks: list) -> tuple | None:
     """Geometric means of median, ci_low and ci_high over the accepted benchmarks."""
-    from judge.comparing.ranking_math import Estimate, score
+    from judge.ranking.ranking_math import Estimate, score
 
     timed = [b for b in benchmarks if b.get("verdict", "accepted") == "accepted" and b.get("median_ms")]
     if not timed or len(timed) < len(benchmarks):

@@ -22,7 +22,7 @@ from judge.timing.contention import Probe, contention_note, wait_for_gpu
 from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, case_excess_ms, disagrees, exposed_note, forged_call,
                                 seen_ms,
                                 launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
-from judge.timing.seeds import case_seed as derive_case_seed
+from judge.challenge.seeds import case_seed as derive_case_seed
 from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
 from judge.timing.speed import below_floor, speed_of_light, speedup_text
 from judge.timing.stats import Stats, StoppingRule

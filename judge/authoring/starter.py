@@ -7,7 +7,7 @@ is where a learner starts.
 
 from __future__ import annotations
 
-from judge.challenge.spec import Scalar, Spec, Tensor
+from judge.challenge.spec_model import Scalar, Spec, Tensor
 
 
 def starter_source(spec: Spec) -> str:

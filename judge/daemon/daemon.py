@@ -1,4 +1,4 @@
-"""The server: ``python -m judge.server.daemon SOCKET IDLE_S`` (``judge server start`` runs it).
+"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S`` (``judge server start`` runs it).
 
 It imports what ``judge run`` and a worker import, then serves one Unix socket
 in a single thread (forking is only safe from a process with one thread):
@@ -8,7 +8,7 @@ in a single thread (forking is only safe from a process with one thread):
   line as ``judge`` would, ending with its exit status, which the server sends
   back.  A ``signal`` message from the client (its Ctrl-C) goes to the child's
   process group; a client that goes away gets the child interrupted, then killed.
-- ``worker``: fork a solution's worker for a command (judge/server/forked.py):
+- ``worker``: fork a solution's worker for a command (judge/worker/forked.py):
   the child becomes ``python -m judge.worker`` on the descriptors sent, in its
   own process group; its exit status goes back on the same connection, and a
   command that goes away takes its workers with it.
@@ -31,7 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.server import client, compat, wire
+from judge.server import client, compat
+from judge.base import wire
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
 READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
@@ -70,14 +71,14 @@ class Server:
         """Import what a command and a worker import, and let Triton hash its own sources
         (the key of its cache, 0.4 s per process); nothing here touches the GPU."""
         import judge.cli  # noqa: F401 - every command's module
-        import judge.comparing.rank_runner  # noqa: F401
+        import judge.ranking.rank_runner  # noqa: F401
         import judge.judging.dispatch  # noqa: F401
         import judge.report.benchmark_table  # noqa: F401
-        import judge.timing.benchmark_stage  # noqa: F401
+        import judge.judging.benchmark_stage  # noqa: F401
         import judge.worker.__main__  # noqa: F401 - the worker's main and session (torch, its timing functions)
         import judge.worker.warm_kernel  # noqa: F401 - triton and triton.language
-        from judge.comparing import run_changes  # noqa: F401 - watch
-        from judge.judging import file_watch  # noqa: F401
+        from judge.watch import run_changes  # noqa: F401 - watch
+        from judge.watch import file_watch  # noqa: F401
 
         judge.worker.warm_kernel.hash_triton()  # the forked workers inherit it
 
@@ -396,12 +397,12 @@ def _become_command(request: dict, fds: list[int]) -> None:
     wire.close_all(fd for fd in fds if fd > 2)
     _take_client_context(request)
     _standard_streams(terminal=True)
-    from judge.bytecode import keep_bytecode
+    from judge.base.bytecode import keep_bytecode
 
     _bytecode_as_environment()
     keep_bytecode()
     sys.argv = ["judge", *request["argv"]]
-    from judge.server import forked
+    from judge.worker import forked
 
     forked.SERVER = forked.ServerLink(request["path"], request["fingerprint"])
     from judge.cli import entry
@@ -431,7 +432,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
     argv = [str(fd) for fd in protocol_fds]
     sys.argv = [str(Path(compat.PACKAGE_ROOT, "judge", "worker", "__main__.py")), *argv]
     del request
-    from judge.profiling import profiled
+    from judge.base.profiling import profiled
     from judge.worker.__main__ import main as worker_main
 
     code = profiled("worker", worker_main, argv)
@@ -526,7 +527,7 @@ def log(message: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from judge.bytecode import keep_bytecode
+    from judge.base.bytecode import keep_bytecode
 
     keep_bytecode()
     server = Server(Path(argv[0]), float(argv[1]))

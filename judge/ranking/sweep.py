@@ -14,8 +14,8 @@ import tempfile
 from dataclasses import replace
 
 from judge.challenge.cases import Case, describe
-from judge.comparing.ranking_math import RoundPlan
-from judge.comparing.rank_runner import TORCH, Participant, RankEvents, run_rounds, start_torch, timed_entry
+from judge.ranking.ranking_math import RoundPlan
+from judge.ranking.rank_runner import TORCH, Participant, RankEvents, run_rounds, start_torch, timed_entry
 from judge.judging.runner import Options, Runner, detect_mode, environment, headline
 from judge.challenge.tensors import TORCH_DTYPES
 
@@ -180,7 +180,7 @@ def _failed(name: str, verdict: str, message: str) -> dict:
 
 
 def _fill_series(doc: dict, spec, participants, cases, rounds) -> None:
-    from judge.comparing.ranking_math import Estimate
+    from judge.ranking.ranking_math import Estimate
 
     for p in participants:
         failure = rounds.failures.get(p.name)

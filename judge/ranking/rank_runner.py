@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from judge.challenge.cases import Case, benchmark_cases, call_seed
-from judge.comparing.ranking_math import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
+from judge.ranking.ranking_math import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
 from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline
 from judge.judging.dispatch import make_runner
 from judge.judging.verdict import Verdict
@@ -140,7 +140,7 @@ class Participant:
 
     def sample(self, case: Case, round_index: int, calls: int) -> list[float]:
         """Exactly ``calls`` timed calls of ``case`` (after the worker's warm-up)."""
-        from judge.timing.benchmark_stage import BenchFailure, bench_case
+        from judge.judging.benchmark_stage import BenchFailure, bench_case
         from judge.worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
 
         self.seed = round_seed(self.run_seed, round_index)
@@ -167,7 +167,7 @@ class Participant:
 
 def start_torch(spec, device: str, options: Options, run_seed: int, directory: str) -> Participant:
     """The torch baseline in a worker of its own (raises the worker's exceptions)."""
-    from judge.timing.benchmark_stage import baseline_file, baseline_reads
+    from judge.judging.benchmark_stage import baseline_file, baseline_reads
     from judge.worker.client import Worker
 
     worker = Worker(baseline_file(spec, directory), spec, device, False, options.worker_env,
@@ -252,7 +252,7 @@ def _benchmark_cases(spec, runners: list[Runner], seed: int) -> list[Case]:
     if runners[0].interpret:
         return []
     from judge.challenge.leetgpu import build_performance_test
-    from judge.timing.seeds import case_seed
+    from judge.challenge.seeds import case_seed
 
     case = build_performance_test(spec, runners[0].device, case_seed(seed, "performance"))
     for runner in runners:
@@ -332,7 +332,7 @@ def _torch_entries(out: RankResult, participants: list[Participant]) -> dict:
 
 def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
     """A benchmark entry from the pooled samples of ``p`` on ``case``, with the host-clock cross-check."""
-    from judge.timing.benchmark_stage import timing_summary
+    from judge.judging.benchmark_stage import timing_summary
 
     done = {"samples_ms": rounds.pooled(p.name, case.name), "audits": p.audits.get(case.name, []),
             "stop_reason": rounds.stop_reason, "verified": p.verified.get(case.name, 0),
@@ -345,7 +345,7 @@ def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
 
 def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int, checks: tuple[dict, dict]) -> None:
     """The solution's benchmark entries, in the shape ``judge run`` gives them."""
-    from judge.timing.benchmark_stage import BenchFailure, case_cost, note_contention, refuse_below_floor
+    from judge.judging.benchmark_stage import BenchFailure, case_cost, note_contention, refuse_below_floor
     from judge.timing.speed import speed_of_light, speedup_text
 
     result = p.runner.result
@@ -422,7 +422,7 @@ def _bound_estimates(out: RankResult):
 
 
 def _reference_row(name: str, what: str, cases: dict, best: Estimate) -> dict:
-    from judge.comparing.ranking_math import ratio_text, score
+    from judge.ranking.ranking_math import ratio_text, score
 
     s = score(cases.values())
     r = ratio_to(s, best)

@@ -17,7 +17,8 @@ import socket
 import subprocess
 from dataclasses import dataclass
 
-from judge.server import compat, wire
+from judge.base.process import process_context
+from judge.base import wire
 
 __all__ = ["SERVER", "ServerLink", "ForkedProcess", "fork_worker"]
 
@@ -42,7 +43,7 @@ def fork_worker(protocol_fds: list[int], output_fd: int, cwd: str, env: dict) ->
         conn.settimeout(10)
         conn.connect(link.path)
         wire.send(conn, {"op": "worker", "fds": list(protocol_fds), "cwd": cwd, "env": env,
-                         "fingerprint": link.fingerprint, **compat.process_context()},  # this command's limits
+                         "fingerprint": link.fingerprint, **process_context()},  # this command's limits
                   [*protocol_fds, output_fd])
         reply, _ = wire.receive(conn)
     except (OSError, wire.Closed, ValueError):

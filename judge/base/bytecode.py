@@ -32,10 +32,10 @@ def keep_bytecode(cache: Path | None = None) -> bool:
     if not sys.dont_write_bytecode or sys.pycache_prefix or os.environ.get(OPT_OUT_ENV, "1") == "0":
         return False
     if cache is None:
-        from judge.timing.peaks import cache_dir
+        from judge.base.paths import cache_dir
 
         cache = cache_dir()
-    from judge.server.compat import private_folder
+    from judge.base.paths import private_folder
 
     folder = Path(cache) / "pycache"
     if not private_folder(folder):  # bytecode there is trusted: no one else may be able to plant it

@@ -28,7 +28,7 @@ import torch
 import triton
 import triton.language as tl
 
-from judge.timing.fills import WORD, Fill, fill_table
+from judge.timer.fills import WORD, Fill, fill_table
 
 __all__ = ["Cover", "Prepared", "THREADS", "programs_per_sm", "fills_sm", "precompile"]
 

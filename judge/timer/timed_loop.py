@@ -39,11 +39,11 @@ from typing import NamedTuple
 import torch
 
 from judge.challenge.tensors import TORCH_DTYPES, poison_value, raw_bytes, tensor_params
-from judge.timing.seeds import warmup_seed
-from judge.timing.audit import GUARD_MAX_US, exposed_call, grown_guard_us, launch_guard_us
-from judge.timing.cover import Cover, Prepared
-from judge.timing.fills import Fill, pattern_of
-from judge.timing.flush import flush_buffer
+from judge.challenge.seeds import warmup_seed
+from judge.timer.guard import GUARD_MAX_US, exposed_call, grown_guard_us, launch_guard_us
+from judge.timer.cover import Cover, Prepared
+from judge.timer.fills import Fill, pattern_of
+from judge.timer.flush import flush_buffer
 
 
 def _c_method(name: str, fallback):
