@@ -102,6 +102,19 @@ def test_a_failing_migration_leaves_nothing_half_done(monkeypatch):
     assert not c.execute("SELECT name FROM sqlite_master WHERE name = 'extra'").fetchall()
 
 
+def test_a_transaction_commits_its_block_and_rolls_back_on_any_exception():
+    c = sqlite3.connect(":memory:", isolation_level=None)
+    c.execute("CREATE TABLE t (x)")
+    with history.transaction(c):
+        c.execute("INSERT INTO t VALUES (1)")
+    for error in (ValueError("bad row"), KeyboardInterrupt()):  # Ctrl-C mid-write leaves nothing half done
+        with pytest.raises(type(error)):
+            with history.transaction(c):
+                c.execute("INSERT INTO t VALUES (2)")
+                raise error
+    assert c.execute("SELECT x FROM t").fetchall() == [(1,)] and not c.in_transaction
+
+
 # -- recording -------------------------------------------------------------------
 def test_a_run_is_recorded_with_everything_asked_for(conn, solution):
     run_id = history.record_result(conn, run_dict(solution), "run")

@@ -16,11 +16,12 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-__all__ = ["HistoryError", "data_dir", "default_db_path", "connect", "migrate", "schema_version",
+__all__ = ["HistoryError", "data_dir", "default_db_path", "connect", "migrate", "schema_version", "transaction",
            "MIGRATIONS", "record_result", "file_hash", "accepted_runs", "untimed_accepted", "recent_runs",
            "benchmarks_of"]
 
@@ -101,6 +102,20 @@ def connect(path: str | Path) -> sqlite3.Connection:
         raise HistoryError(f"cannot use the history database {path}: {exc}") from None
 
 
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction: ``BEGIN IMMEDIATE`` (the write lock taken at once, so two judges writing
+    together wait for each other instead of failing at COMMIT), COMMIT when the block ends, ROLLBACK when
+    anything is raised in it, Ctrl-C included.  The connection is in autocommit mode (``connect``)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 def schema_version(conn: sqlite3.Connection) -> int:
     """The highest migration applied (0 for a new database)."""
     conn.execute("CREATE TABLE IF NOT EXISTS _judge_migrations "
@@ -119,16 +134,11 @@ def migrate(conn: sqlite3.Connection, upto: int | None = None) -> list[int]:
     for version, name, statements in MIGRATIONS:
         if version <= current or (upto is not None and version > upto):
             continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             for statement in statements:
                 conn.execute(statement)
             conn.execute("INSERT INTO _judge_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                          (version, name, _now()))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         applied.append(version)
     return applied
 
@@ -166,18 +176,13 @@ def record_result(conn: sqlite3.Connection, result: dict, command: str, batch: s
         "score_ci_high_ms": score[2] if score else None,
         "environment": json.dumps(env, default=str),
     }
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         cursor = conn.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                               tuple(row.values()))
         run_id = cursor.lastrowid
         for bench in result.get("benchmarks", []):
             conn.execute("INSERT INTO benchmarks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          _benchmark_row(run_id, bench))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return run_id
 
 
