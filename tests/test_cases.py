@@ -45,7 +45,10 @@ def test_two_sizes_are_repeated_with_new_values_at_the_end():
 
 def test_interpret_mode_caps_every_case():
     limits = limits_for(MATMUL, interpret=True)
-    for case in generate_cases(MATMUL, 7, interpret=True):
+    cases = generate_cases(MATMUL, 7, interpret=True)
+    assert len(cases) >= 5 and all(case.params for case in cases)  # an empty loop would check nothing
+    for case in cases:
+        assert set(case.params) == set(limits)
         for name, value in case.params.items():
             assert limits[name][0] <= value <= limits[name][1]
 

@@ -177,7 +177,9 @@ def test_example_solutions_are_accepted_in_cpu_mode(challenge, solution):
 
 
 def test_every_solution_file_says_what_it_teaches():
-    for path in EXAMPLES.glob("*/*.py"):
+    paths = sorted(EXAMPLES.glob("*/*.py"))
+    assert len(paths) >= 20, f"only {len(paths)} solution files under {EXAMPLES}: the glob no longer finds them"
+    for path in paths:
         head = path.read_text().splitlines()[:8]
         assert head[0].startswith("# ") and any("Teaches" in line for line in head), path
 

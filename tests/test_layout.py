@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -236,3 +239,20 @@ def test_exit_statuses_come_from_one_enum():
                  if p.name != "exit_codes.py" and (found := _literal_exits(p.read_text()))}
     assert offenders == {}
     assert _literal_exits("import sys\nEXIT_INTERRUPTED = 130\nsys.exit(1)\n") == ["EXIT_INTERRUPTED", "exit(1)"]
+
+
+# Test files of pure logic: they must run where torch and triton are not installed at all.
+PURE_TESTS = ["test_cases.py", "test_expr.py", "test_history.py", "test_ranking.py", "test_run_changes.py",
+              "test_spec.py", "test_stats.py"]
+
+
+def test_pure_tests_need_no_torch(tmp_path):
+    """The pure tests pass with torch and triton unimportable (conftest imports torch only for GPU tests)."""
+    for name in ("torch", "triton"):
+        (tmp_path / f"{name}.py").write_text(f"raise ImportError('{name} is not installed here')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    tests = [str(Path(__file__).parent / name) for name in PURE_TESTS]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests],
+                          capture_output=True, text=True, env=env, cwd=PACKAGE.parent, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "error" not in done.stdout.splitlines()[-1]
