@@ -277,7 +277,7 @@ def test_resume_from_a_file_that_is_not_a_grade_exits_2(tmp_path):
 
 def test_an_interrupted_run_keeps_what_was_graded(tmp_path, monkeypatch):
     """Ctrl-C after the first submission: the outputs hold it, the rest is pending."""
-    from judge.cli import grade as grade_cli
+    from judge.grading import session as grade_session
 
     calls = []
 
@@ -287,7 +287,7 @@ def test_an_interrupted_run_keeps_what_was_graded(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return problem_record(Entry(entry.submission, entry.challenge, entry.path, None, "x"), key, settings)
 
-    monkeypatch.setattr(grade_cli, "judge_entry", interrupt_second)
+    monkeypatch.setattr(grade_session, "judge_entry", interrupt_second)
     out = tmp_path / "r.json"
     result = CliRunner().invoke(main, ["grade", str(SPECS / "tiny_transpose.yaml"),
                                        str(SOLUTIONS / "transpose_crash.py"), str(SOLUTIONS / "transpose_ok.py"),

@@ -90,7 +90,7 @@ def test_run_records_its_result_and_survives_an_unwritable_database(tmp_path):
 
 
 def test_no_history_and_the_env_var(monkeypatch, tmp_path):
-    from judge.cli.history import record_results
+    from judge.history.recording import record_results
 
     solution = tmp_path / "k.py"
     solution.write_text("# k\n")

@@ -440,7 +440,7 @@ def test_cell_escapes_and_truncates():
 
 
 def test_write_atomically_replaces_and_leaves_no_temporaries(tmp_path):
-    from judge.cli.grade import write_atomically
+    from judge.grading.outputs import write_atomically
 
     target = tmp_path / "r.json"
     write_atomically(target, "one")

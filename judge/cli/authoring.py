@@ -68,21 +68,6 @@ def _reports_for(spec: str):
         raise UserError(str(exc)) from None
 
 
-def _marks() -> dict:
-    """✓/✗ where the terminal can print them, ok/FAIL otherwise."""
-    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
-    if "utf" in encoding:
-        return {True: "✓", False: "✗", None: "–"}
-    return {True: "ok", False: "FAIL", None: "skip"}
-
-
-def _print_report(report, marks: dict) -> None:
-    click.echo(f"{report.name}  ({report.source})")
-    width = max(len(c.name) for c in report.checks)
-    for check in report.checks:
-        click.echo(f"  {marks[check.ok]} {check.name:<{width}}  {check.detail}")
-
-
 @main_group.command("validate")
 @click.argument("specs", nargs=-1, metavar="SPEC...")
 @click.option("--all", "all_specs", is_flag=True, help="Validate every challenge on the search path.")
@@ -106,13 +91,8 @@ def validate_command(specs: tuple, all_specs: bool, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"ok": not failed, "specs": [r.as_dict() for r in reports]}, indent=2))
     else:
-        marks = _marks()
-        for report in reports:
-            _print_report(report, marks)
-        checks = [c for r in reports for c in r.checks]
-        bad = sum(c.ok is False for c in checks)
-        skipped = sum(c.ok is None for c in checks)
-        summary = f"{len(reports)} spec(s), {len(checks)} checks: " + \
-            (f"{bad} failed" if bad else "all passed") + (f", {skipped} skipped" if skipped else "")
-        click.echo(summary)
+        from judge.report.validation import check_marks, validation_lines
+
+        for line in validation_lines(reports, check_marks(sys.stdout)):
+            click.echo(line)
     sys.exit(ExitCode.FAILED if failed else ExitCode.OK)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import sys
 import traceback
-from pathlib import Path
+from contextlib import contextmanager
 
 import click
 
 from judge.base.exit_codes import ExitCode
+from judge.base.solution_file import SolutionFileError, check_solution_file as _check_file
 from judge import __version__
-
-MAX_SOLUTION_BYTES = 2_000_000
 
 
 class UserError(click.ClickException):
@@ -164,20 +163,17 @@ def load_spec_or_exit(name_or_path: str):
 
 def check_solution_file(path: str) -> str:
     """A readable Python source file, or a clear error (exit 2)."""
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"solution file not found: {path}")
-    if p.is_dir():
-        raise UserError(f"{path} is a directory; give the solution's .py file")
-    if not p.is_file():
-        raise UserError(f"{path} is not a regular file")
-    if p.stat().st_size > MAX_SOLUTION_BYTES:
-        raise UserError(f"{path} is larger than {MAX_SOLUTION_BYTES // 1_000_000} MB; is it a solution?")
-    data = p.read_bytes()
-    if b"\0" in data:
-        raise UserError(f"{path} is a binary file, not Python source")
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path} is not UTF-8 text") from None
-    return str(p)
+        return _check_file(path)
+    except SolutionFileError as exc:
+        raise UserError(str(exc)) from None
+
+
+@contextmanager
+def user_errors(*kinds: type[Exception]):
+    """Exceptions of ``kinds``, which the layers below raise for a mistake in what was asked,
+    become UserError with the same message (exit 2, no traceback)."""
+    try:
+        yield
+    except kinds as exc:
+        raise UserError(str(exc)) from None

@@ -1,9 +1,8 @@
-"""``judge leaderboard`` and ``judge history``, and the recording hook of run/rank."""
+"""``judge leaderboard`` and ``judge history``, and the options of run/rank/watch that record results
+(judge/history/recording.py records them)."""
 
 from __future__ import annotations
 
-import sqlite3
-import uuid
 from pathlib import Path
 
 import click
@@ -11,7 +10,7 @@ import click
 from judge.report.console import make_console
 from judge.cli.base import UserError, challenge_argument, current_search_path, json_option, load_spec_or_exit, main_group
 
-__all__ = ["db_option", "history_options", "record_results"]
+__all__ = ["db_option", "history_options"]
 
 
 def db_option(func):
@@ -24,36 +23,6 @@ def history_options(func):
     """--db and --no-history, for commands whose results are recorded."""
     func = click.option("--no-history", is_flag=True, help="Do not record the result in the history.")(func)
     return db_option(func)
-
-
-def record_results(db_path: str | None, no_history: bool, command: str, results: list[dict]) -> str | None:
-    """Record ``results`` (RunResult.as_dict()s); a warning for stderr when that failed, else None.
-
-    A ``judge rank`` records one row per solution, sharing a batch id.
-    """
-    if no_history:
-        return None
-    from judge.history.store import HistoryError, connect, default_db_path, record_result
-
-    shared = [r for r in results if any(b.get("contention") for b in r.get("benchmarks", []))]
-    results = [r for r in results if r not in shared]
-    warning = ("warning: not recorded in the history: the GPU was shared while "
-               f"{', '.join(str(r.get('solution')) for r in shared)} was timed (timing/contention.py)") if shared else None
-    if not results:
-        return warning
-    path = default_db_path(db_path)
-    batch = uuid.uuid4().hex if command == "rank" else None
-    try:
-        conn = connect(path)
-        try:
-            for result in results:
-                record_result(conn, result, command, batch)
-        finally:
-            conn.close()
-    except (HistoryError, sqlite3.Error, OSError) as exc:
-        return (f"warning: the result was not recorded in the history ({path}): {exc}\n"
-                "hint: --db PATH (or $JUDGE_DB) picks another database; --no-history skips recording")
-    return warning
 
 
 def _open_existing(db_path: str | None):

@@ -8,42 +8,12 @@ import click
 
 from judge.base.exit_codes import ExitCode
 from judge.report.console import make_console, plain_wanted
+from judge.report.progress import RankProgress
+from judge.history.recording import record_results
 from judge.cli.base import UserError, challenge_argument, check_solution_file, judging_options, json_option, \
     load_spec_or_exit, main_group
-from judge.cli.history import history_options, record_results
-from judge.cli.run import ProgressEvents, build_options
-
-
-class RankProgress(ProgressEvents):
-    """ProgressEvents with one bar per solution's tests, then one for the timing rounds.
-
-    Implements ranker.RankEvents by duck typing, so that importing the CLI does not import torch.
-    """
-
-    def __init__(self, enabled: bool):
-        super().__init__(enabled)
-        self.rounds_task = None
-
-    def started(self, result, total_cases: int) -> None:
-        if self.progress is not None:
-            self.task = self.progress.add_task(f"{result.solution}: tests", total=total_cases)
-
-    def solution_started(self, path: str, index: int, total: int) -> None: ...
-    def solution_finished(self, result) -> None: ...
-
-    def timing_started(self, plan) -> None:
-        if self.progress is not None:
-            self.rounds_task = self.progress.add_task("timing in rounds", total=plan.budget_s)
-
-    def status(self, text: str) -> None:
-        if self.progress is not None and self.rounds_task is not None:
-            self.progress.update(self.rounds_task, description=text)
-        else:
-            super().status(text)
-
-    def round_finished(self, rounds, plan) -> None:
-        if self.progress is not None and self.rounds_task is not None:
-            self.progress.update(self.rounds_task, completed=min(rounds.elapsed_s, plan.budget_s))
+from judge.cli.history import history_options
+from judge.cli.run import build_options
 
 
 def _paths(solutions: tuple) -> list[str]:
@@ -72,20 +42,6 @@ def _check_plot(plot_path: str | None, options) -> None:
                         "to plot; leave --plot out to rank by correctness")
 
 
-def _write_plot(chart, doc: dict, plot_path: str | None) -> str | None:
-    """Draw ``doc`` into ``plot_path``; a warning for stderr when it could not be done."""
-    if plot_path is None:
-        return None
-    from judge.report.plots import PlotUnavailable
-
-    try:
-        chart(doc, plot_path)
-    except PlotUnavailable as exc:
-        return f"warning: no plot: {exc}"
-    doc["plot"] = plot_path
-    return None
-
-
 @main_group.command("rank")
 @challenge_argument
 @click.argument("solutions", nargs=-1, required=True, metavar="SOLUTION...")
@@ -107,10 +63,10 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
     ranking is by correctness only.  Exit status: 0 all accepted, 1 any
     rejected, 2 usage error.
     """
-    from judge.report.plots import rank_chart
+    from judge.report.plots import rank_chart, write_plot
     from judge.ranking.rank_runner import rank_solutions
     from judge.ranking.ranking_math import RoundPlan
-    from judge.report.ranking_tables import document_to_json, render_rank
+    from judge.report.ranking_tables import render_rank
 
     spec = load_spec_or_exit(challenge)
     paths = _paths(solutions)
@@ -121,16 +77,8 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
         result = rank_solutions(spec, paths, options, plan, events)
     doc = result.as_dict()
     warnings = [record_results(db_path, no_history, "rank", doc["results"]),
-                _write_plot(rank_chart, doc, plot_path)]
-    if as_json:
-        click.echo(document_to_json(doc))
-    else:
-        render_rank(make_console(), doc)
-        if doc.get("plot"):
-            click.echo(f"plot written to {doc['plot']}")
-    for warning in filter(None, warnings):
-        click.echo(warning, err=True)
-    sys.exit(ExitCode.OK if result.all_accepted else ExitCode.FAILED)
+                write_plot(rank_chart, doc, plot_path)]
+    _finish(doc, as_json, render_rank, warnings, result.all_accepted)
 
 
 @main_group.command("sweep")
@@ -153,8 +101,8 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
     Every timed call is verified; the full functional tests are not run
     (judge rank runs them).  Exit status: 0 all timed, 1 any failed, 2 usage error.
     """
-    from judge.report.plots import sweep_chart
-    from judge.report.ranking_tables import document_to_json, render_sweep
+    from judge.report.plots import sweep_chart, write_plot
+    from judge.report.ranking_tables import render_sweep
     from judge.ranking.sweep import SweepUnavailable, default_sizes, parse_sizes, sweep
 
     spec = load_spec_or_exit(challenge)
@@ -170,13 +118,21 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
             doc = sweep(spec, paths, options, chosen, budget, events)
     except SweepUnavailable as exc:
         raise UserError(str(exc)) from None
-    warning = _write_plot(sweep_chart, doc, plot_path)
+    _finish(doc, as_json, render_sweep, [write_plot(sweep_chart, doc, plot_path)],
+            all(s["verdict"] == "accepted" for s in doc["series"]))
+
+
+def _finish(doc: dict, as_json: bool, render, warnings: list, all_accepted: bool) -> None:
+    """The tail rank and sweep share: the document as JSON or a table (and where its plot went),
+    the warnings on stderr, and the exit status."""
+    from judge.report.ranking_tables import document_to_json
+
     if as_json:
         click.echo(document_to_json(doc))
     else:
-        render_sweep(make_console(), doc)
+        render(make_console(), doc)
         if doc.get("plot"):
             click.echo(f"plot written to {doc['plot']}")
-    if warning:
+    for warning in filter(None, warnings):
         click.echo(warning, err=True)
-    sys.exit(ExitCode.OK if all(s["verdict"] == "accepted" for s in doc["series"]) else ExitCode.FAILED)
+    sys.exit(ExitCode.OK if all_accepted else ExitCode.FAILED)

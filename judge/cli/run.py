@@ -7,47 +7,12 @@ import sys
 import click
 
 from judge.report.console import make_console, plain_wanted, render_run
+from judge.report.progress import ProgressEvents
 from judge.report.json_export import run_to_json
 from judge.judging.verdict import exit_code_for
+from judge.history.recording import record_results
 from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
-from judge.cli.history import history_options, record_results
-
-
-class ProgressEvents:
-    """A live progress line on stderr, only when stderr is a terminal."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.progress = None
-        self.task = None
-
-    def __enter__(self):
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeElapsedColumn(), console=make_console(sys.stderr), transient=True)
-            self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self.progress is not None:
-            self.progress.__exit__(*exc)
-
-    def started(self, result, total_cases: int) -> None:
-        if self.progress is not None:
-            self.task = self.progress.add_task(f"{result.challenge}: seed {result.seed}", total=total_cases)
-
-    def case_started(self, case) -> None:
-        self.status(f"case {case.name} ({case.label()})")
-
-    def case_finished(self, result) -> None:
-        if self.progress is not None and self.task is not None:
-            self.progress.advance(self.task)
-
-    def status(self, text: str) -> None:
-        if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, description=text)
+from judge.cli.history import history_options
 
 
 def build_options(seed, interpret, device, timeout, compile_timeout, **extra):

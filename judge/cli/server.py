@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
 import sys
 import time
 
 import click
 
 from judge.base.exit_codes import ExitCode
-from judge.cli.base import UserError, main_group
-
-START_TIMEOUT_S = 180.0  # its imports take seconds; compiling their bytecode the first time, more
+from judge.cli.base import main_group, user_errors
 
 
 @main_group.group("server")
@@ -34,84 +30,29 @@ def server_group() -> None:
               help="Minutes without a command after which the server stops.")
 def start_command(idle_timeout: float) -> None:
     """Start this checkout's judge server in the background (once; it says so if it runs)."""
-    from judge.server import client, compat
+    from judge.server.starter import ServerStartError, start
 
-    path = compat.socket_path()
-    if not compat.private_folder(path.parent):
-        raise UserError(f"{path.parent} is not a folder of yours that only you may write in; a judge server's "
-                        "socket cannot live there (set JUDGE_CACHE_DIR to one)")
-    with _start_lock(path):  # two starts at once: the second finds the first's server
-        status = client.ask("status")
-        if status is not None and status.get("fingerprint_ok"):
-            click.echo(f"the judge server is already running (pid {status['pid']})")
-            return
-        if status is not None:  # out of date: the judge or its torch changed
-            client.ask("stop")
-            _wait_until_gone(path, 15.0)
-        log_path = compat.log_path()
-        compat.private_folder(log_path.parent)
-        pid = _spawn(path, log_path, idle_timeout * 60.0)
-    click.echo(f"judge server started (pid {pid}): 'judge run', 'rank' and 'watch' now use it.\n"
+    with user_errors(ServerStartError):
+        started = start(idle_timeout * 60.0)
+    if started.already:
+        click.echo(f"the judge server is already running (pid {started.pid})")
+        return
+    click.echo(f"judge server started (pid {started.pid}): 'judge run', 'rank' and 'watch' now use it.\n"
                f"It stops after {idle_timeout:g} min without a command, or with 'judge server stop'. "
-               f"Log: {log_path}")
-
-
-@contextlib.contextmanager
-def _start_lock(path):
-    """An exclusive lock beside the socket, held while a server is started."""
-    import fcntl
-
-    with open(path.with_suffix(".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def _spawn(path, log_path, idle_s: float) -> int:
-    import os
-
-    from judge.server import compat
-
-    env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}  # never in the server
-    with open(log_path, "a") as log:
-        process = subprocess.Popen([sys.executable, "-m", "judge.daemon.daemon", str(path), str(idle_s)],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, env=env,
-                                   cwd=compat.PACKAGE_ROOT, start_new_session=True, text=True)
-    line = _first_line(process, START_TIMEOUT_S)
-    if line != "ready":
-        process.kill()
-        tail = log_path.read_text(errors="replace")[-1500:] if log_path.exists() else ""
-        raise UserError(f"the judge server did not start ({line or 'no answer'}).\n{tail}".rstrip())
-    process.stdout.close()
-    return process.pid
-
-
-def _first_line(process, timeout: float) -> str:
-    import select
-
-    ready, _, _ = select.select([process.stdout], [], [], timeout)
-    if not ready:
-        return f"nothing after {timeout:.0f} s"
-    line = process.stdout.readline().strip()
-    return line or f"it exited with status {process.wait()}"
-
-
-def _wait_until_gone(path, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not path.exists()
+               f"Log: {started.log_path}")
 
 
 @server_group.command("stop")
 def stop_command() -> None:
     """Stop the server; commands it is running are interrupted as by Ctrl-C."""
     from judge.server import client, compat
+    from judge.server.starter import wait_until_gone
 
     reply = client.ask("stop")
     if reply is None:
         click.echo("no judge server is running")
         return
-    gone = _wait_until_gone(compat.socket_path(), 20.0)
+    gone = wait_until_gone(compat.socket_path(), 20.0)
     click.echo(f"judge server (pid {reply.get('stopping')}) " + ("stopped" if gone else "is stopping"))
 
 

@@ -9,61 +9,18 @@ then, and the checks and the timing are the same.
 
 from __future__ import annotations
 
-import json
 import random
 import signal
 import sys
-import time
 
 import click
-from rich.markup import escape
 
 from judge.base.exit_codes import ExitCode
+from judge.history.recording import record_results
 from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
-from judge.cli.history import history_options, record_results
+from judge.cli.history import history_options
 from judge.cli.run import build_options, judge_with_progress
-from judge.report.console import make_console, plain_wanted
-
-
-
-class WatchOutput:
-    """Shows each judgement: on a terminal the screen holds the latest only; in a log
-    or a pipe, one block per judgement; with --json, one JSON document per line."""
-
-    def __init__(self, as_json: bool, solution: str, backend: str):
-        self.as_json, self.solution, self.backend = as_json, solution, backend
-        self.console = make_console()
-        self.terminal = not as_json and not plain_wanted(sys.stdout)
-
-    def show(self, result, count: int, changes: list[str]) -> None:
-        if self.as_json:
-            doc = dict(result.as_dict(), watch={"judgement": count, "changes": changes})
-            from judge.report.json_export import run_to_json
-
-            click.echo(json.dumps(json.loads(run_to_json(doc)), separators=(",", ":")))
-            return
-        from judge.report.benchmark_table import render_benchmarks
-        from judge.report.console import render_run
-
-        if self.terminal:
-            self.console.clear()
-        self.console.rule(f"judgement {count} · {time.strftime('%H:%M:%S')}", style="dim")
-        render_run(self.console, result, render_benchmarks)
-        if changes:
-            self.console.print("[bold]since the previous judgement:[/]")
-            for line in changes:
-                style = "bold" if line.startswith("verdict:") else ""
-                self.console.print(f"  [{style}]{escape(line)}[/]" if style else f"  {escape(line)}")
-        self.waiting()
-
-    def waiting(self) -> None:
-        if not self.as_json:
-            self.console.print(f"[dim]watching {escape(self.solution)} ({self.backend}); "
-                               "save it to judge again, Ctrl-C to stop[/]")
-
-    def problem(self, message: str) -> None:
-        click.echo(f"Error: {message}", err=True)
-        self.waiting()
+from judge.report.watch_view import WatchOutput
 
 
 @main_group.command("watch")
@@ -88,7 +45,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
     solution = check_solution_file(solution)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     watcher = FileWatcher(solution, poll)
-    out = WatchOutput(as_json, solution, watcher.backend)
+    out = WatchOutput(as_json, solution, watcher.backend, click.echo)
     early, previous, count = None, None, 0
     try:
         early = spawn_early(solution, spec, interpret, device)  # before torch is imported: they overlap

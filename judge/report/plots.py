@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["PlotUnavailable", "require_matplotlib", "rank_chart", "sweep_chart"]
+__all__ = ["PlotUnavailable", "require_matplotlib", "rank_chart", "sweep_chart", "write_plot"]
 
 SOLUTION_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 UNITS = {"gbps": "GB/s", "tflops": "TFLOP/s", "ms": "ms"}
@@ -30,6 +30,19 @@ def require_matplotlib():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def write_plot(chart, doc: dict, plot_path: str | None) -> str | None:
+    """Draw ``doc`` into ``plot_path`` with ``chart`` (rank_chart, sweep_chart) and note it in
+    ``doc["plot"]``; a warning for stderr when it could not be done (the results still count)."""
+    if plot_path is None:
+        return None
+    try:
+        chart(doc, plot_path)
+    except PlotUnavailable as exc:
+        return f"warning: no plot: {exc}"
+    doc["plot"] = plot_path
+    return None
 
 
 def _save(fig, path: str) -> None:

@@ -12,5 +12,6 @@ command, so no worker ever holds what the judge computed (docs/server.md).
   environment the imports saw), pure;
 - ``daemon``: the server's loop and what a forked child does first;
 - ``client``: the few lines ``judge run`` runs before anything else;
+- ``starter``: ``judge server start`` (the daemon spawned, once) and waiting for a server to stop;
 - ``forked``: the judge's handle on a worker the server forked.
 """

@@ -1,0 +1,75 @@
+"""The files a ``judge grade`` writes (--json, --junit, --summary, GitHub's step summary):
+the one place that writes them, rewritten whole after every submission."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from contextlib import suppress
+from pathlib import Path
+
+from judge.grading.plan import Echo, GradeError
+from judge.report.json_export import run_to_json
+from judge.report.junit import grade_to_junit
+from judge.report.markdown import grade_to_markdown
+
+__all__ = ["GradeOutputs", "write_atomically"]
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside ``path``, then rename it over ``path``:
+    readers, and a run killed mid-write, see the old file or the new one, never half."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide a CI artifact from other users
+        os.replace(temporary, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+class GradeOutputs:
+    """--json/--junit/--summary, rewritten together after every submission.
+
+    ``echo`` (click.echo's signature) prints the JSON for ``--json -`` and the
+    warning of a step summary that cannot be written."""
+
+    def __init__(self, json_path: str | None, junit_path: str | None, summary_path: str | None, echo: Echo):
+        self.json_to_stdout = json_path == "-"
+        self.echo = echo
+        self.exporters = [(Path(p), render) for p, render in (
+            (None if self.json_to_stdout else json_path, run_to_json), (junit_path, grade_to_junit),
+            (summary_path, grade_to_markdown)) if p]
+        paths = [p.resolve() for p, _ in self.exporters]
+        if len(set(paths)) != len(paths):
+            raise GradeError("--json, --junit and --summary must name different files")
+        self.lock = threading.Lock()
+
+    def write(self, doc: dict, first: bool = False) -> None:
+        """Every output file from ``doc``; ``first``: before any grading, where a file that
+        cannot be written is a usage error (GradeError), not lost work."""
+        with self.lock:
+            for path, render in self.exporters:
+                try:
+                    write_atomically(path, render(doc))
+                except OSError as exc:
+                    if first:
+                        raise GradeError(f"cannot write {path}: {exc.strerror or exc}") from None
+                    raise
+
+    def finish(self, doc: dict) -> None:
+        """The last write, the JSON on stdout for ``--json -``, and GitHub's step summary."""
+        self.write(doc)
+        if self.json_to_stdout:
+            self.echo(run_to_json(doc))
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary:  # appended once, at the end: GitHub shows the file as the job's summary
+            try:
+                with open(step_summary, "a", encoding="utf-8") as stream:
+                    stream.write(grade_to_markdown(doc) + "\n")
+            except OSError as exc:
+                self.echo(f"warning: cannot append to $GITHUB_STEP_SUMMARY ({step_summary}): {exc}", err=True)

@@ -1,0 +1,123 @@
+"""What ``judge grade`` grades: its arguments (CHALLENGE FILE..., --manifest or --dir)
+turned into entries, each submission's files read once, and the challenges' specs loaded.
+
+A mistake in what was asked raises GradeError, which the CLI shows as a usage
+error (exit 2); a submission that cannot be judged is no mistake of the
+organiser's and becomes its entry's problem (graded invalid_submission).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from judge.base.solution_file import SolutionFileError, check_solution_file
+from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
+
+__all__ = ["GradeError", "Echo", "file_problem", "plan_entries", "snapshot_entries", "load_specs"]
+
+# click.echo's signature: echo(text) writes a line to stdout, echo(text, err=True) to stderr
+Echo = Callable[..., None]
+
+
+class GradeError(ValueError):
+    """A mistake in what ``judge grade`` was asked; the message says what (the CLI exits 2)."""
+
+
+def file_problem(path: str) -> str:
+    """Why a listed solution cannot be judged ("" when it can): graded, not fatal."""
+    if not Path(path).exists():
+        return f"no submission: {path} does not exist"
+    try:
+        check_solution_file(path)
+    except SolutionFileError as exc:
+        return str(exc)
+    return ""
+
+
+def _files_plan(challenge: str, files: tuple, resolver: ChallengeResolver) -> list[Entry]:
+    if not files:
+        raise GradeError("give the solution files to grade: judge grade CHALLENGE FILE...")
+    if len(set(files)) != len(files):
+        twice = next(f for f in files if files.count(f) > 1)
+        raise GradeError(f"{twice} is given twice")
+    try:
+        spec_path = resolver.resolve(challenge, Path.cwd())
+    except LookupError as exc:
+        raise GradeError(str(exc)) from None
+    try:  # files named on the command line must all be solutions: a typo stops the grade
+        return [Entry(f, challenge, check_solution_file(f), spec_path) for f in files]
+    except SolutionFileError as exc:
+        raise GradeError(str(exc)) from None
+
+
+def _manifest_plan(manifest: str, search) -> list[Entry]:
+    path = Path(manifest)
+    try:
+        resolver, items = parse_manifest(path.read_text(encoding="utf-8"), manifest, path.parent, search)
+    except (ManifestError, UnicodeDecodeError) as exc:
+        raise GradeError(f"invalid manifest {exc}" if isinstance(exc, ManifestError)
+                         else f"{manifest} is not UTF-8 text") from None
+    return entries_for(items, resolver, file_problem, path.parent)
+
+
+def _directory_plan(directory: str, resolver: ChallengeResolver, echo: Echo) -> list[Entry]:
+    items, warnings = discover(Path(directory))
+    for warning in warnings:
+        echo(f"warning: {warning}", err=True)
+    if not items:
+        raise GradeError(f"no submissions found: expected {directory}/<who>/<challenge>.py")
+    return entries_for(items, resolver, file_problem)
+
+
+def plan_entries(challenge, files, manifest, directory, search_path: Callable, echo: Echo) -> list[Entry]:
+    """The entries to grade, from exactly one of: CHALLENGE FILE..., --manifest, --dir.
+
+    ``search_path()`` gives the challenge search path (--challenges-dir, $JUDGE_CHALLENGES_PATH,
+    built-ins); it is asked only once the arguments make sense, so their error comes first.
+    ``echo`` shows the warnings of --dir's discovery."""
+    if sum(bool(x) for x in (challenge, manifest, directory)) != 1:
+        raise GradeError("say what to grade with exactly one of: CHALLENGE FILE...,  --manifest FILE,  --dir FOLDER")
+    from judge.challenge.catalog import ChallengeConflict
+
+    search = search_path()
+    try:
+        if manifest:
+            return snapshot_entries(_manifest_plan(manifest, search), str(Path(manifest).parent))
+        resolver = ChallengeResolver(search=search)
+        if directory:
+            return snapshot_entries(_directory_plan(directory, resolver, echo), directory)
+        return snapshot_entries(_files_plan(challenge, files, resolver), None)
+    except ChallengeConflict as exc:
+        raise GradeError(str(exc)) from None
+
+
+def snapshot_entries(entries: list[Entry], root: str | None) -> list[Entry]:
+    """Every entry's files read now, before any is graded (grading/snapshot.py); a link or a file
+    outside ``root`` becomes the entry's problem (invalid_submission)."""
+    from judge.grading import snapshot
+
+    taken = []
+    for entry in entries:
+        if entry.problem:
+            taken.append(entry)
+            continue
+        copy, problem = snapshot.take(entry.path, root)
+        taken.append(replace(entry, snapshot=copy, problem=problem))
+    return taken
+
+
+def load_specs(entries: list[Entry]) -> dict:
+    """spec path -> Spec (a LeetGPU challenge folder too); a broken spec is the organiser's mistake (GradeError)."""
+    from judge.challenge.catalog import UnknownChallenge, load_challenge
+    from judge.challenge.spec import SpecError
+
+    specs = {}
+    for entry in entries:
+        if entry.spec_path and entry.spec_path not in specs:
+            try:
+                specs[entry.spec_path] = load_challenge(entry.spec_path)
+            except (SpecError, UnknownChallenge) as exc:
+                raise GradeError(str(exc)) from None
+    return specs

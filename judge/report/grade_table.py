@@ -1,0 +1,66 @@
+"""What ``judge grade`` shows on its console: the opening line, one line per graded
+submission, the final table and the pass/fail line.
+
+Lines are returned as rich markup for the caller's console; the table is
+printed on the console given.  Works on the grade document's plain dicts
+(judge/grading/records.py), so nothing here imports the grading code.
+"""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.table import Table
+
+from judge.report.console import table_box
+
+__all__ = ["start_line", "progress_line", "interrupted_line", "render_table", "summary_line"]
+
+
+def _first_line(message: str | None) -> str:
+    return (message or "").strip().split("\n")[0]
+
+
+def start_line(count: int, interpret: bool, seed_label: str, where: str) -> str:
+    """What is graded, in which mode, with which seed and where (``where``: plain text)."""
+    return (f"grading {count} submission(s) · {'CPU (Triton interpreter)' if interpret else 'GPU'}"
+            f" · seed {escape(seed_label)} · {escape(where)}")
+
+
+def progress_line(record: dict, counter: str) -> str:
+    """One submission's record as it is graded (or carried over): verdict, the first line of
+    its message, its time and where it ran."""
+    style = "green" if record["verdict"] == "accepted" else "red"
+    where = f", GPU {record['gpu']}" if record.get("gpu") is not None else ""
+    where += f", worker {record['worker']}" if record.get("worker") else ""
+    tail = "carried over" if record.get("carried_over") else f"{record.get('wall_s', 0):.1f} s{where}"
+    message = "" if record["verdict"] == "accepted" else " " + _first_line(record.get("message"))
+    return (f"{escape(counter)} {escape(record['submission'])} · {escape(record['challenge'])}: "
+            f"[{style}]{record['verdict'].upper()}[/]{escape(message)} ({tail})")
+
+
+def interrupted_line(graded: int, total: int) -> str:
+    return (f"[yellow]interrupted: {graded} of {total} graded; "
+            "the outputs hold them, and --resume carries on[/]")
+
+
+def render_table(console, doc: dict) -> None:
+    """The grade's results, one row per submission: verdict, tests passed, the message's first line."""
+    table = Table(box=table_box(console), show_edge=not console.no_color)
+    for header in ("submission", "challenge", "verdict", "tests", "details"):
+        table.add_column(header, no_wrap=header != "details")
+    for r in doc["results"]:
+        ran = [t for t in r.get("tests", []) if t.get("verdict") != "skipped"]
+        tests = f"{sum(t.get('verdict') == 'accepted' for t in ran)}/{len(ran)}" if ran else "-"
+        detail = "" if r["verdict"] == "accepted" else _first_line(r.get("message"))[:120]
+        style = "green" if r["verdict"] == "accepted" else "red"
+        table.add_row(escape(r["submission"]), escape(r["challenge"]), f"[{style}]{r['verdict']}[/]", tests,
+                      escape(detail))
+    console.print(table)
+
+
+def summary_line(doc: dict, ok: bool, rule_note: str) -> str:
+    """The last line: how many were accepted, the pass rule's note (``rule_note``), PASS or FAIL, the seed."""
+    summary = doc["summary"]
+    style = "green" if ok else "red"
+    return (f"[bold {style}]{summary['accepted']} of {summary['total']} accepted{rule_note}: "
+            f"{'PASS' if ok else 'FAIL'}[/]  seed {escape(doc['seed']['label'])}")
