@@ -64,7 +64,7 @@ def judge_median(spec, solution: str, params: dict, seed: int, budget: float) ->
         runner.result.environment = environment(runner.device)
         runner.reference = Reference(spec, runner.device)
         runner.ensure_worker()
-        done = bench_case(runner, runner.worker, Case("proof", "benchmark", params), check=True)
+        done = bench_case(runner.call_context(), runner.worker, Case("proof", "benchmark", params), check=True)
         return timing_summary(done)
     finally:
         runner.close()

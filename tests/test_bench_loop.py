@@ -20,6 +20,7 @@ from judge.judging.runner import Options
 from judge.challenge.spec import load_spec, parse_spec
 from judge.challenge.tensors import make_arguments
 from judge.timer import timed_loop as bench
+from judge.judging.bench_context import BenchSettings, CallContext
 from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
 from judge.judging.verdict import Verdict
 from judge.worker.session import Session
@@ -160,14 +161,14 @@ class FakeWorker:
         return ""
 
 
-class FakeRunner:
-    def __init__(self):
-        self.options = Options(bench_budget_s=0.2, seed=3)
-        self.seed = 3
-        self.reference = Reference(SPEC, "cpu")
-        # The fake GPU's host-clock latency around a call (sleep granularity, on a loaded CI machine), as
-        # peaks.py would measure it: every hidden work below is longer than twice its 99th percentile.
-        self.peaks = {"host_overhead_us": [200.0, 1000.0]}
+def fake_calls(reference=None) -> CallContext:
+    """What a run hands bench_case: its seed, a 0.2 s budget, the judge's reference (the spec's unless
+    given), and the device's peaks (no memory callback, as for a rank's participant)."""
+    # The fake GPU's host-clock latency around a call (sleep granularity, on a loaded CI machine), as
+    # peaks.py would measure it: every hidden work below is longer than twice its 99th percentile.
+    return CallContext(seed=3, settings=BenchSettings.of(Options(bench_budget_s=0.2, seed=3)),
+                       reference=reference if reference is not None else Reference(SPEC, "cpu"),
+                       peaks={"host_overhead_us": [200.0, 1000.0]})
 
 
 def load_solve(name):
@@ -182,7 +183,7 @@ def honest(input, output, rows, cols):
 
 
 def test_an_honest_solution_is_timed_and_its_verified_calls_pass():
-    done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
+    done = bench_case(fake_calls(), FakeWorker(RecordingSession(honest)), CASE, check=True)
     summary = timing_summary(done)
     assert summary["calls"] >= 10 and summary["verified_calls"] >= 1 and summary["median_ms"] > 0
     assert summary["timer_trusted"] and summary["audited_calls"] == summary["calls"]  # every call is audited
@@ -191,7 +192,7 @@ def test_an_honest_solution_is_timed_and_its_verified_calls_pass():
 def test_a_wrong_result_while_timed_is_a_wrong_answer():
     session = RecordingSession(load_solve("transpose_wrong_when_timed.py"))
     with pytest.raises(BenchFailure) as info:
-        bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+        bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
     assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
 
 
@@ -205,7 +206,7 @@ def test_a_worker_that_sends_an_earlier_calls_outputs_is_a_wrong_answer():
             super().send_tensors(header, self.first, outputs_only)
 
     with pytest.raises(BenchFailure) as info:
-        bench_case(FakeRunner(), FakeWorker(Stale(honest)), CASE, check=True)
+        bench_case(fake_calls(), FakeWorker(Stale(honest)), CASE, check=True)
     assert info.value.verdict == Verdict.WRONG_ANSWER
 
 
@@ -220,7 +221,7 @@ def test_the_run_seed_never_reaches_the_worker_and_timed_seeds_come_one_call_at_
         return original(header, timeout, what, cap, blobs)
 
     worker.request = spy
-    bench_case(FakeRunner(), worker, CASE, check=True)
+    bench_case(fake_calls(), worker, CASE, check=True)
     assert seen[0][0] == "bench" and seen[0][1] != 3
     timed = [seed for op, seed in seen if op == "time"]
     assert len(timed) >= 10 and len(set(timed)) == len(timed)  # a fresh seed with each request
@@ -240,18 +241,18 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch):
         log.append(("solve",))
 
     session = RecordingSession(slow_launch)
-    done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
-    assert 2 * 500 <= done["launch_guard_us"] <= 2000  # twice the launch, plus margin and sleep jitter
-    timed = log[-2 * len(done["samples_ms"]):]
+    done = bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
+    assert 2 * 500 <= done.launch_guard_us <= 2000  # twice the launch, plus margin and sleep jitter
+    timed = log[-2 * len(done.samples_ms):]
     covers, solves = timed[0::2], timed[1::2]
     assert all(c[0] == "cover" and c[1] > 0 and [f.pattern for f in c[2]] == [bytes.fromhex("0000c07f") * 2]
                for c in covers)  # one fill: the float32 output's NaN
     assert solves == [("solve",)] * len(solves)
     # The 20 µs kernel, not the 500 µs launch.  A sample that does hold host time (the
     # machine stalled the test for longer than the capped guard) must be counted as such.
-    flagged = sum(a[3] for a in done["audits"])
-    assert sum(s >= 0.3 for s in done["samples_ms"]) <= done["exposed_kept"] + flagged
-    assert sorted(done["samples_ms"])[len(done["samples_ms"]) // 2] < 0.3
+    flagged = sum(a[3] for a in done.audits)
+    assert sum(s >= 0.3 for s in done.samples_ms) <= done.exposed_kept + flagged
+    assert sorted(done.samples_ms)[len(done.samples_ms) // 2] < 0.3
 
 
 def test_a_fast_launch_needs_no_guard(monkeypatch):
@@ -259,9 +260,9 @@ def test_a_fast_launch_needs_no_guard(monkeypatch):
     monkeypatch.setattr(bench, "Cover", lambda flush: FakeCover(log=log))
     monkeypatch.setattr(bench, "launch_guard_us", lambda host_us, flush_us: 0.0)
     monkeypatch.setattr(FakeGPU, "FLUSH_S", 0.005)  # covers any launch, even on a busy CI machine
-    done = bench_case(FakeRunner(), FakeWorker(RecordingSession(honest)), CASE, check=True)
+    done = bench_case(fake_calls(), FakeWorker(RecordingSession(honest)), CASE, check=True)
     spins = [spin for _, spin, _ in log if spin != 200_000]  # 200 µs: the residency check
-    assert done["launch_guard_us"] == 0.0 and set(spins) == {0} and done["exposed_dropped"] == 0
+    assert done.launch_guard_us == 0.0 and set(spins) == {0} and done.exposed_dropped == 0
 
 
 def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows():
@@ -278,13 +279,13 @@ def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows(
         output.copy_(input.T)
 
     session = RecordingSession(stalling)
-    done = bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
-    assert done["exposed_dropped"] >= 1 and done["launch_guard_us"] >= 1000
+    done = bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
+    assert done.exposed_dropped >= 1 and done.launch_guard_us >= 1000
     # No uncounted 1 ms stall: a slow sample is either counted as exposed, or is a call the host clock
     # audited (a loaded machine's hiccup), which the report counts too.
-    flagged = sum(a[3] for a in done["audits"])
-    assert sum(s >= 0.5 for s in done["samples_ms"]) <= done["exposed_kept"] + flagged
-    assert timing_summary(done)["exposed_dropped"] == done["exposed_dropped"]
+    flagged = sum(a[3] for a in done.audits)
+    assert sum(s >= 0.5 for s in done.samples_ms) <= done.exposed_kept + flagged
+    assert timing_summary(done)["exposed_dropped"] == done.exposed_dropped
 
 
 def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
@@ -296,8 +297,8 @@ def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
         GPU.run(FakeGPU.KERNEL_S)
         GPU.wait()  # torch.cuda.synchronize() inside solve()
 
-    done = bench_case(FakeRunner(), FakeWorker(RecordingSession(synchronizing)), CASE, check=True)
-    assert done["launch_guard_us"] == 2000.0 and done["exposed_kept"] == len(done["samples_ms"]) >= 10
+    done = bench_case(fake_calls(), FakeWorker(RecordingSession(synchronizing)), CASE, check=True)
+    assert done.launch_guard_us == 2000.0 and done.exposed_kept == len(done.samples_ms) >= 10
     summary = timing_summary(done)
     assert any("launch guard" in note and "host time" in note for note in summary["notes"])
 
@@ -319,7 +320,7 @@ def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(
         output.copy_(input.T)
         side.run(0.003)
 
-    summary = timing_summary(bench_case(FakeRunner(), FakeWorker(RecordingSession(side_stream)), CASE, check=True))
+    summary = timing_summary(bench_case(fake_calls(), FakeWorker(RecordingSession(side_stream)), CASE, check=True))
     assert not summary["timer_trusted"]
     assert summary["median_ms"] >= 3.0
 
@@ -349,7 +350,7 @@ def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(
         output.copy_(input.T)
         side.run(0.002)  # its kernel, on a stream nobody joins
 
-    bench_case(FakeRunner(), FakeWorker(Watching(side_stream)), CASE, check=True)
+    bench_case(fake_calls(), FakeWorker(Watching(side_stream)), CASE, check=True)
     assert len(busy_when) > 10 and not any(busy_when)
 
 
@@ -367,7 +368,7 @@ def test_no_timed_call_runs_unless_the_judge_asked_for_it():
     worker = FakeWorker(session)
     original = worker.request
     worker.request = lambda header, *a, **k: (order.append(header["op"]), original(header, *a, **k))[1]
-    bench_case(FakeRunner(), worker, CASE, check=True)
+    bench_case(fake_calls(), worker, CASE, check=True)
     timed = order[order.index("time"):]
     assert "send" in timed
     assert all(timed[i - 1] == "time" for i, what in enumerate(timed) if what == "draw")
@@ -389,7 +390,7 @@ def test_forged_timings_are_a_runtime_error_not_a_crash_of_the_judge(forged, wor
             super().reply(header, blobs)
 
     with pytest.raises(BenchFailure) as info:
-        bench_case(FakeRunner(), FakeWorker(Forging(honest)), CASE, check=True)
+        bench_case(fake_calls(), FakeWorker(Forging(honest)), CASE, check=True)
     assert info.value.verdict == Verdict.RUNTIME_ERROR and words in info.value.message
 
 
@@ -442,9 +443,7 @@ def test_an_honest_in_place_solution_is_trusted_though_its_inout_is_copied_every
     session = RecordingSession(lambda input, output, scratch, rows, cols: (output.copy_(input.T), scratch.add_(1)))
     session.spec = spec
     session.solve = lambda *args: (args[1].copy_(args[0].T), args[2].add_(1), GPU.run(kernel_s))
-    runner = FakeRunner()
-    runner.reference = Reference(spec, "cpu")
-    summary = timing_summary(bench_case(runner, FakeWorker(session), CASE, check=True))
+    summary = timing_summary(bench_case(fake_calls(Reference(spec, "cpu")), FakeWorker(session), CASE, check=True))
     assert summary["timer_trusted"], summary["notes"]
     assert summary["median_ms"] < 1.5 * kernel_s * 1e3
 
@@ -470,7 +469,7 @@ def test_two_phase_work_hidden_in_the_guards_shadow_is_timed(monkeypatch):
     """The guard's kernel holds every SM, so the side work cannot start before the start event."""
     side = FakeGPU(held_by=GPU)
     monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
-    summary = timing_summary(bench_case(FakeRunner(), FakeWorker(two_phase_session(side)), CASE, check=True))
+    summary = timing_summary(bench_case(fake_calls(), FakeWorker(two_phase_session(side)), CASE, check=True))
     assert summary["median_ms"] >= 1.5 or not summary["timer_trusted"]
 
 
@@ -480,15 +479,15 @@ def test_a_guard_that_cannot_hold_the_gpu_is_reported(monkeypatch):
     side = FakeGPU()
     monkeypatch.setattr(bench, "_synchronize", lambda: (GPU.wait(), side.wait()))
     monkeypatch.setattr(FakeCover, "fills_sm", False)
-    done = bench_case(FakeRunner(), FakeWorker(two_phase_session(side)), CASE, check=True)
-    assert done["guard_holds_gpu"] is False
+    done = bench_case(fake_calls(), FakeWorker(two_phase_session(side)), CASE, check=True)
+    assert done.guard_holds_gpu is False
     assert any("could not hold every SM" in note for note in timing_summary(done)["notes"])
 
 
 def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():
     session = RecordingSession(lambda input, output, rows, cols: None if session.warm else output.copy_(input.T))
     with pytest.raises(BenchFailure) as info:
-        bench_case(FakeRunner(), FakeWorker(session), CASE, check=True)
+        bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
     assert info.value.verdict == Verdict.WRONG_ANSWER
     assert "never written" in info.value.message and "wait_stream" in info.value.message
 
@@ -507,11 +506,10 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
     spec = load_folder(ROOT / "tests" / "leetgpu" / "challenges" / folder)
     session = RecordingSession(solve)
     session.spec = signature_from_message(signature_message(spec))  # what the worker knows
-    runner = FakeRunner()
-    runner.reference = ShippedReference(spec, "cpu")
+    reference = ShippedReference(spec, "cpu")
     # functional-2 (999 elements) as the benchmark: the warm-up's 25 ms of fake GPU time take ~1000 calls
     case = replace(build_tests(spec, "cpu", seed=3)[0][2], name="performance", kind="benchmark")
-    runner.reference.benchmark = case
+    reference.benchmark = case
     pristine = case.arguments["data"].clone()
 
     class ShippedWorker(FakeWorker):
@@ -520,7 +518,7 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
                 assert header["inputs"][0]["shape"] == [999] and len(blobs) == 1
             return super().request(header, timeout, what, cap, blobs)
 
-    done = bench_case(runner, ShippedWorker(session), case, check=True)
+    done = bench_case(fake_calls(reference), ShippedWorker(session), case, check=True)
     assert torch.equal(case.arguments["data"], pristine)  # the judge's copy is its own
     return done, session
 
@@ -528,7 +526,7 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
 def test_shipped_inputs_are_copied_for_every_timed_call_and_inout_restored():
     """data = 2 * data + 1 in place is right only if every call starts from the shipped values."""
     done, session = shipped_bench(lambda data, n: data.mul_(2).add_(1))
-    assert done["verified"] >= 1 and len(done["samples_ms"]) >= 10
+    assert done.verified >= 1 and len(done.samples_ms) >= 10
     assert session.template is not None and session.template[1] == 999
 
 

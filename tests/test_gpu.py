@@ -191,21 +191,28 @@ def test_an_uncached_torch_baseline_is_timed_by_a_worker_spawned_with_the_run(tm
     """Its worker imports while the tests run, is loaded before the solution is timed,
     and is stopped with the run (issue 16)."""
     from judge.judging import benchmark_stage
+    from judge.judging.runner import Runner
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
-    made = []
-    real = benchmark_stage.BaselineWorker.__init__
+    made, order = [], []
+    real, real_tests = benchmark_stage.BaselineWorker.__init__, Runner.run_tests
 
-    def spy(self, runner):
-        real(self, runner)
-        made.append((self, runner.result.tests == []))
+    def spy(self, ctx):
+        real(self, ctx)
+        made.append(self)
+        order.append("baseline spawned")
+
+    def tests_spy(self, cases):
+        order.append("tests")
+        return real_tests(self, cases)
 
     monkeypatch.setattr(benchmark_stage.BaselineWorker, "__init__", spy)
+    monkeypatch.setattr(Runner, "run_tests", tests_spy)
     spec = small_bench_spec("transpose", "  - {name: sq, rows: 2048, cols: 2048}\n")
     result = run(spec, EXAMPLES / "transpose/tuned.py")
     assert result.verdict == Verdict.ACCEPTED, result.message
-    assert len(made) == 1 and made[0][1], "spawned once, before the first test"
-    assert made[0][0].worker.process is None and result.benchmarks[0]["torch_median_ms"] > 0
+    assert len(made) == 1 and order[:2] == ["baseline spawned", "tests"], "spawned once, before the first test"
+    assert made[0].worker.process is None and result.benchmarks[0]["torch_median_ms"] > 0
     again = run(spec, EXAMPLES / "transpose/tuned.py")  # now cached: no baseline worker at all
     assert len(made) == 1 and again.benchmarks[0]["torch_cached"]
 

@@ -28,6 +28,7 @@ def _runner(order, **options) -> Runner:
     runner.events = runner_module.Events()
     runner.result = RunResult("c", "s.py", "gpu", 1, "cuda:0", environment={"gpu": "G", "driver": "d", "torch": "t"})
     runner.early_worker, runner.peaks, runner.worker = None, None, None
+    runner.spec, runner.seed, runner.reference, runner.timings = None, 1, None, []  # what bench_context reads
     runner.take_early_worker = lambda: FakeWorker(order)
     return runner
 
@@ -42,9 +43,9 @@ def test_uncached_peaks_are_measured_before_the_solution_can_run(monkeypatch, tm
     assert "peaks" in runner.result.phases_s
     # the benchmark stage takes them as they are, without measuring or reading again
     monkeypatch.setattr(benchmark_stage, "get_peaks", lambda *a: (_ for _ in ()).throw(AssertionError("again")))
-    monkeypatch.setattr(benchmark_stage, "_time_baseline", lambda *a: None)
+    monkeypatch.setattr(benchmark_stage, "_time_baseline", lambda *a: [])
     runner.baseline = None
-    benchmark_stage.run_benchmarks(runner, [])
+    runner.record_benchmarks(benchmark_stage.run_benchmarks(runner.bench_context(), []))
     assert runner.result.environment["peaks"]["copy_gbps"] == 1.0
 
 

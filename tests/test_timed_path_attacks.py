@@ -13,7 +13,7 @@ import time
 import pytest
 import torch
 
-from test_bench_loop import (CASE, GPU, FakeGPU, FakeRunner, FakeWorker, RecordingSession,  # noqa: F401
+from test_bench_loop import (CASE, GPU, FakeGPU, FakeWorker, RecordingSession, fake_calls,  # noqa: F401
                              cpu_events)
 from judge.challenge.spec import parse_spec
 from judge.judging.reference import Reference
@@ -56,8 +56,8 @@ def find_session():
     raise RuntimeError("no session on the stack")
 
 
-def run_case(session, runner=None):
-    return timing_summary(bench_case(runner or FakeRunner(), FakeWorker(session), CASE, check=True))
+def run_case(session, calls=None):
+    return timing_summary(bench_case(calls or fake_calls(), FakeWorker(session), CASE, check=True))
 
 
 def rejected(session) -> BenchFailure:
@@ -199,8 +199,7 @@ def test_the_outputs_digest_sees_a_permutation():
 def test_a_sort_finished_after_the_call_is_refused():
     """The timed call only copied x to y; the sort ran while the judge decided (a plain sum of words could
     not tell a permutation)."""
-    runner = FakeRunner()
-    runner.reference = Reference(SORT, "cpu")
+    calls = fake_calls(Reference(SORT, "cpu"))
     case = type(CASE)("b", "benchmark", {"N": 4096})
     pending = []
 
@@ -219,7 +218,7 @@ def test_a_sort_finished_after_the_call_is_refused():
     session.spec = SORT
     session.solve = lambda *args: (cheat(*args), GPU.run(FakeGPU.KERNEL_S))
     with pytest.raises(BenchFailure) as info:
-        bench_case(runner, RoundTrip(session), case, check=True)
+        bench_case(calls, RoundTrip(session), case, check=True)
     assert info.value.verdict in (Verdict.RUNTIME_ERROR, Verdict.WRONG_ANSWER)
 
 

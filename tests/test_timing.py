@@ -11,6 +11,8 @@ from judge.judging.runner import RunResult
 import random
 
 from judge.timing.audit import Audit, VerifyPlan, audited_sample, disagrees, forged_call, launch_bound, parse_audit
+from judge.judging.bench_result import CaseTiming, TimedRun, TorchTiming
+from judge.judging.verdict import CaseResult, Verdict
 from judge.judging.benchmark_stage import timing_summary
 from judge.report.benchmark_table import format_interval, render_benchmarks
 from judge.timing.speed import below_floor, physical_floor_ms, speed_of_light, speedup_text
@@ -110,8 +112,8 @@ def test_speedup_text():
 
 
 def fake_done(samples, audits=None):
-    return {"samples_ms": samples, "audits": audits or [[s + 0.02, s, s + 0.03, 0] for s in samples],
-            "verified": 4, "stop_reason": "converged"}
+    return TimedRun(samples_ms=samples, audits=audits or [[s + 0.02, s, s + 0.03, 0] for s in samples],
+                    verified=4, stop_reason="converged")
 
 
 def test_timing_summary_uses_median_and_ci():
@@ -129,6 +131,31 @@ def test_timing_summary_reports_the_calls_whose_host_clock_disagreed():
     assert summary["event_median_ms"] == 0.01 and "14 of 20 timed calls" in summary["notes"][0]
     one = timing_summary(fake_done([5.0] + [0.1] * 19, [[5.0, 0.1, 5.1, 1]] + [[0.12, 0.1, 0.2, 0]] * 19))
     assert one["timer_trusted"] and one["median_ms"] == 0.1  # one slow call is no cheat: an outlier
+
+
+def test_a_case_timing_is_the_json_entry_judge_run_always_wrote():
+    """CaseTiming.to_dict: the keys and their order that the stage's dict had, built step by step."""
+    summary = timing_summary(fake_done([0.134] * 12 + [0.136] * 8))
+    rates = speed_of_light(summary["median_ms"], 512.0, 0.0, "memory", PEAKS)
+    entry = CaseTiming("sq", {"rows": 8, "cols": 8})
+    entry.record(summary)
+    entry.phases_s["judge_wall_s"] = 1.5
+    entry.gpu_checks, entry.contention = {"before": {}, "after": {"slowdown": 1.4}}, True
+    entry.notes.append("shared")
+    entry.cost, entry.rates, entry.torch = (512.0, 0.0), rates, TorchTiming(0.268, 0.26, 0.27, cached=False)
+    entry.phases_s["torch_wall_s"] = 2.5
+    old = {"name": "sq", "params": {"rows": 8, "cols": 8}, "verdict": "accepted", "message": "", **summary}
+    old["phases_s"] = dict(summary["phases_s"], judge_wall_s=1.5, torch_wall_s=2.5)
+    old.update(gpu_checks={"before": {}, "after": {"slowdown": 1.4}}, contention=True, notes=["shared"])
+    old.update(bytes=512.0, flops=0.0, **rates)
+    old.update(torch_cached=False, torch_median_ms=0.268, torch_ci_ms=[0.26, 0.27],
+               speedup_vs_torch=0.268 / summary["median_ms"], vs_torch=speedup_text(summary["median_ms"], 0.268))
+    assert list(entry.to_dict().items()) == list(old.items())
+    failed = CaseTiming("sq", {"rows": 8, "cols": 8}, Verdict.WRONG_ANSWER, "timed call 3")
+    assert list(failed.to_dict().items()) == [("name", "sq"), ("params", {"rows": 8, "cols": 8}),
+                                              ("verdict", "wrong_answer"), ("message", "timed call 3")]
+    assert failed.failure() == CaseResult("sq", "benchmark", {"rows": 8, "cols": 8}, Verdict.WRONG_ANSWER,
+                                          "timed call 3")
 
 
 def test_format_interval_units():
@@ -292,10 +319,11 @@ def test_a_baseline_timed_meanwhile_by_another_process_is_taken_from_the_cache(t
     """Two workers judge the same challenge at once: the second waits for the first's
     baseline of the challenge, and times only what the first did not."""
     import time
-    from types import SimpleNamespace
 
     from judge.challenge.cases import benchmark_cases
     from judge.challenge.catalog import load_challenge
+    from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
+    from judge.judging.bench_result import CaseTiming
     from judge.judging.runner import Options
     from judge.judging import benchmark_stage
     from judge.timing import peaks
@@ -306,17 +334,26 @@ def test_a_baseline_timed_meanwhile_by_another_process_is_taken_from_the_cache(t
     keys = [peaks.baseline_key(ENV, spec, case.params, 0.5) for case in cases]
     measured = []
     monkeypatch.setattr(benchmark_stage, "_measure_baselines",
-                        lambda runner, missing, probe=None: measured.extend(key for _, _, key in missing))
-    result = RunResult("transpose", "s.py", "gpu", 1, "H200", environment=dict(ENV),
-                       benchmarks=[{"name": c.name, "median_ms": 0.4, "notes": []} for c in cases])
-    runner = SimpleNamespace(spec=spec, result=result, options=Options(bench_budget_s=0.5))
+                        lambda ctx, missing, probe=None: measured.extend(key for _, _, key in missing) or [])
+    entries = [CaseTiming(c.name, dict(c.params)) for c in cases]
+    for entry in entries:
+        entry.record({"median_ms": 0.4, "notes": [], "phases_s": {}})
+
+    def never(*args):
+        raise AssertionError("the baseline's cache alone is asked here")
+
+    ctx = BenchContext(spec=spec, device="cuda:0", environment=dict(ENV), peaks=PEAKS, baseline=None,
+                       calls=CallContext(seed=1, settings=BenchSettings.of(Options(bench_budget_s=0.5)), peaks=PEAKS),
+                       status=never, own_pids=never, solution_worker=never, stop_solution_worker=never,
+                       release_baseline=never, new_worker=never)
 
     def other_worker_times_the_first_case():
         time.sleep(0.4)
         peaks.store_baseline(keys[0], TORCH_TIMING)
 
     other = _held_elsewhere(benchmark_stage._baseline_lock(spec), other_worker_times_the_first_case)
-    benchmark_stage._time_baseline(runner, cases, PEAKS)
+    benchmark_stage._time_baseline(ctx, entries, cases)
     other.join()
     assert measured == keys[1:]
-    assert result.benchmarks[0]["torch_cached"] and result.benchmarks[0]["torch_median_ms"] == 0.5
+    first = entries[0].to_dict()
+    assert first["torch_cached"] and first["torch_median_ms"] == 0.5

@@ -4,6 +4,11 @@ For each benchmark case: ask the solution's worker to time it (timed_loop.py),
 check every verified call against the judge's own reference, cross-check the
 events with the host clock, then time the challenge's torch baseline the same
 way in a worker of its own, and add rates and % of peak.
+
+What the stage reads from the run comes in a context (bench_context.py: ``BenchContext``
+for the whole stage, ``CallContext`` for one case's calls) and what it produces goes back
+typed (bench_result.py): ``bench_case`` returns a ``TimedRun``, ``run_benchmarks`` a
+``BenchOutcome`` of ``CaseTiming`` entries, which the runner records.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import time
 from pathlib import Path
 
 from judge.challenge.shipped import request_payload
+from judge.judging.bench_context import BenchContext, CallContext
+from judge.judging.bench_result import BenchOutcome, CaseTiming, TimedRun, TorchTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -24,7 +31,7 @@ from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, case_exc
                                 launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
 from judge.challenge.seeds import case_seed as derive_case_seed
 from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
-from judge.timing.speed import below_floor, speed_of_light, speedup_text
+from judge.timing.speed import below_floor, speed_of_light
 from judge.timing.stats import Stats, StoppingRule
 
 __all__ = ["run_benchmarks", "bench_case"]
@@ -42,7 +49,7 @@ class BenchFailure(Exception):
         self.verdict, self.message = verdict, message
 
 
-def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = None) -> dict:
+def bench_case(ctx: CallContext, worker: Worker, case, check: bool, rule: dict | None = None) -> TimedRun:
     """Time one case in ``worker``; returns the raw numbers (raises BenchFailure).
 
     The judge drives every timed call (``TimedCalls``): it sends each call's input seed, drawn
@@ -50,37 +57,40 @@ def bench_case(runner, worker: Worker, case, check: bool, rule: dict | None = No
     applies the stopping rule on its own clock.  ``rule`` is the StoppingRule's arguments; by
     default the run's time budget (``judge rank`` asks for exactly k calls per round instead).
     """
-    opts = runner.options
+    settings = ctx.settings
     what = f"benchmark {case.name}"
-    case_seed = derive_case_seed(runner.seed, case.name)  # the run's seed never reaches the worker
-    if runner.reference is not None:
-        worker.expect_reply(runner.reference.reply_sizes(case.params, outputs_only=True))
+    case_seed = derive_case_seed(ctx.seed, case.name)  # the run's seed never reaches the worker
+    if ctx.reference is not None:
+        worker.expect_reply(ctx.reference.reply_sizes(case.params, outputs_only=True))
     shipped, inputs = request_payload(case)  # a LeetGPU test's inputs travel with the request
     request = {"op": "bench", "case": case.name, "params": case.params, "seed": case_seed, **shipped}
     extra = {"blobs": inputs} if inputs else {}  # by name: request's fourth parameter is the compile cap
-    warm, _ = _exchange(worker, lambda: worker.request(request, opts.compile_timeout, f"warm-up of {what}", **extra))
+    warm, _ = _exchange(worker, lambda: worker.request(request, settings.compile_timeout, f"warm-up of {what}",
+                                                       **extra))
     holds = warm.get("guard_holds_gpu") is not False  # the worker's word can only make it stricter
-    return TimedCalls(runner, worker, case, check, StoppingRule(**(rule or {"budget_s": opts.bench_budget_s})),
+    return TimedCalls(ctx, worker, case, check, StoppingRule(**(rule or {"budget_s": settings.budget_s})),
                       guard_holds_gpu=holds).run()
 
 
 class TimedCalls:
     """The judge's side of one case's timed calls (docs/timing.md): seeds, samples, audits, verifications."""
 
-    def __init__(self, runner, worker: Worker, case, check: bool, rule: StoppingRule, guard_holds_gpu: bool = True):
-        self.runner, self.worker, self.case, self.check, self.rule = runner, worker, case, check, rule
+    def __init__(self, ctx: CallContext, worker: Worker, case, check: bool, rule: StoppingRule,
+                 guard_holds_gpu: bool = True):
+        self.ctx, self.worker, self.case, self.check, self.rule = ctx, worker, case, check, rule
         self.what = f"benchmark {case.name}"
-        self.timeout = runner.options.call_timeout() + 5.0
+        self.timeout = ctx.settings.call_timeout + 5.0
         self.rng, self.plan = random.SystemRandom(), VerifyPlan()
         self.guard_holds_gpu = guard_holds_gpu  # as the warm-up's reply says (audit.disagrees)
         # The device's (median, 99th percentile) host-clock latency, measured as this case's calls are compared.
-        self.latency_ms = _calibration(runner, "host_overhead_us" if guard_holds_gpu else "seen_overhead_us")
+        self.latency_ms = _calibration(ctx.peaks, "host_overhead_us" if guard_holds_gpu else "seen_overhead_us")
         self.overhead_ms = self.latency_ms[1] if self.latency_ms else None
         self.samples, self.audits, self.walls = [], [], []
         self.verified = self.dropped = self.kept_exposed = 0
         self.timing_s = self.verifying_s = 0.0
 
-    def run(self) -> dict:
+    def run(self) -> TimedRun:
+        """Timed calls until the stopping rule says stop, the verifications the judge picks, then ``end``."""
         started, decision, index = time.perf_counter(), None, 0
         while True:
             seed = self.rng.randrange(2**63)
@@ -96,12 +106,12 @@ class TimedCalls:
                 raise BenchFailure(Verdict.RUNTIME_ERROR, "no timed call could be measured (every one was dropped)")
         done = _exchange(self.worker, self.worker.request, {"op": "end"}, self.timeout, self.what)[0]
         self.count_hidden_work()
-        return {"samples_ms": self.samples, "audits": self.audits, "verified": self.verified,
-                "stop_reason": decision.reason, "elapsed_s": time.perf_counter() - started,
-                "verifying_s": self.verifying_s, "warmup_s": _number(done, "warmup_s"),
-                "launch_guard_us": _number(done, "launch_guard_us"), "exposed_dropped": self.dropped,
-                "exposed_kept": self.kept_exposed, "flush_bytes": done.get("flush_bytes"),
-                "guard_holds_gpu": done.get("guard_holds_gpu"), "judge_wall_ms": _median(self.walls)}
+        return TimedRun(samples_ms=self.samples, audits=self.audits, verified=self.verified,
+                        stop_reason=decision.reason, elapsed_s=time.perf_counter() - started,
+                        verifying_s=self.verifying_s, warmup_s=_number(done, "warmup_s"),
+                        launch_guard_us=_number(done, "launch_guard_us"), exposed_dropped=self.dropped,
+                        exposed_kept=self.kept_exposed, flush_bytes=done.get("flush_bytes"),
+                        guard_holds_gpu=done.get("guard_holds_gpu"), judge_wall_ms=_median(self.walls))
 
     def one_call(self, seed: int) -> bool:
         """One timed call; whether its sample counts (False: it held host time and was dropped)."""
@@ -142,16 +152,15 @@ class TimedCalls:
         """The last call's outputs against the judge's reference for ``seed``; a mismatch is a wrong answer."""
         sent = time.perf_counter()
         header, blobs = _exchange(self.worker, self.worker.request, {"op": "send"}, self.timeout, self.what)
-        ref = self.runner.reference
+        ref = self.ctx.reference
         try:
             got = ref.decode(self.case.params, header, blobs, outputs_only=True)
             bad = [m for m in ref.check(self.case.params, seed, got) if not m.ok]
         except BadReply as exc:
             raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
         except JudgeOutOfMemory as exc:
-            stop = getattr(self.runner, "stop_worker_for_memory", None)  # a rank's participant has none: it drops out
-            if stop is not None:
-                stop()
+            if self.ctx.free_gpu_memory is not None:  # a rank's participant has none: it drops out
+                self.ctx.free_gpu_memory()
             raise BenchFailure(Verdict.RUNTIME_ERROR, str(exc)) from None
         self.verified += 1
         self.verifying_s += time.perf_counter() - sent
@@ -160,10 +169,9 @@ class TimedCalls:
             raise BenchFailure(Verdict.WRONG_ANSWER, message + (UNWRITTEN_WHEN_TIMED if "never written" in message else ""))
 
 
-def _calibration(runner, key: str = "host_overhead_us") -> tuple[float, float] | None:
+def _calibration(peaks: dict | None, key: str = "host_overhead_us") -> tuple[float, float] | None:
     """The device's host-clock latency around a timed call (median, 99th percentile; ms), from the peaks:
     ``host_overhead_us`` for ``Audit.host_ms``, ``seen_overhead_us`` for ``Audit.seen_ms`` (peaks.py)."""
-    peaks = (getattr(runner, "result", None) and runner.result.environment.get("peaks")) or getattr(runner, "peaks", None)
     overhead = peaks.get(key) if isinstance(peaks, dict) else None
     if not isinstance(overhead, list) or len(overhead) < 2 or not all(type(x) in (int, float) for x in overhead[:2]):
         return None
@@ -205,25 +213,26 @@ def _ok(reply: dict) -> dict:
     return reply
 
 
-def timing_summary(done: dict, timer_floor_ms: float | None = None) -> dict:
+def timing_summary(done: TimedRun, timer_floor_ms: float | None = None) -> dict:
     """Statistics of a case's timed calls: the samples (each the events' time, or the host clock's where
     the two disagreed: audit.py), the calls that disagreed, and the notes.
 
-    ``timer_floor_ms`` (the device's, from the peaks) goes into a launch-bound case's note.
+    ``timer_floor_ms`` (the device's, from the peaks) goes into a launch-bound case's note.  The dict is
+    the statistics' wire shape: these keys of a JSON entry, in this order (CaseTiming.record keeps it).
     """
-    stats = Stats(done["samples_ms"])
-    audits = done["audits"]
+    stats = Stats(done.samples_ms)
+    audits = done.audits
     flagged = sum(1 for a in audits if len(a) > 3 and a[3])
     out = {"median_ms": stats.median, "ci_low_ms": stats.ci_low, "ci_high_ms": stats.ci_high,
            "min_ms": stats.min, "max_ms": stats.max, "mean_ms": stats.mean, "calls": stats.n,
-           "stop_reason": done["stop_reason"], "verified_calls": done["verified"], "audited_calls": len(audits),
+           "stop_reason": done.stop_reason, "verified_calls": done.verified, "audited_calls": len(audits),
            "disagreeing_calls": flagged, "launch_bound": launch_bound(stats.median),
            "timer_trusted": flagged * 2 < max(1, len(audits)), "notes": [],
-           "samples_ms": [round(s, 6) for s in done["samples_ms"]],
-           "phases_s": {k: round(done.get(k) or 0.0, 3) for k in ("warmup_s", "elapsed_s", "verifying_s")},
-           "launch_guard_us": done.get("launch_guard_us"), "exposed_dropped": done.get("exposed_dropped", 0),
-           "exposed_kept": done.get("exposed_kept", 0), "guard_holds_gpu": done.get("guard_holds_gpu"),
-           "judge_wall_ms": done.get("judge_wall_ms"), "audits_ms": audits}
+           "samples_ms": [round(s, 6) for s in done.samples_ms],
+           "phases_s": {k: round(v, 3) for k, v in done.phases().items()},
+           "launch_guard_us": done.launch_guard_us, "exposed_dropped": done.exposed_dropped,
+           "exposed_kept": done.exposed_kept, "guard_holds_gpu": done.guard_holds_gpu,
+           "judge_wall_ms": done.judge_wall_ms, "audits_ms": audits}
     if flagged:
         events = sorted(a[1] for a in audits)
         out["event_median_ms"] = events[len(events) // 2]
@@ -252,77 +261,85 @@ def baseline_file(spec, directory: str) -> str:
     return str(path)
 
 
-def run_benchmarks(runner, cases: list) -> None:
-    """Fill ``runner.result.benchmarks``; a failure there rejects the solution."""
-    result = runner.result
+def run_benchmarks(ctx: BenchContext, cases: list) -> BenchOutcome:
+    """Time ``cases`` in the solution's worker, then the torch baseline; a case rejected stops the stage
+    (and rejects the solution).  Returns the entries, the peaks, the notes and the phases' seconds, which
+    the runner records (Runner.record_benchmarks)."""
+    phases: dict[str, float] = {}
     started = time.perf_counter()
-    if runner.baseline is not None:  # loaded now, so that it is idle while the solution is timed
-        runner.baseline.ready(runner.options.compile_timeout)
-    result.phases_s["baseline_ready"] = time.perf_counter() - started
-    peaks = getattr(runner, "peaks", None)  # measured while the worker imported (Runner.measure_peaks_first)
+    if ctx.baseline is not None:  # loaded now, so that it is idle while the solution is timed
+        ctx.baseline.ready(ctx.settings.compile_timeout)
+    phases["baseline_ready"] = time.perf_counter() - started
+    peaks = ctx.peaks  # measured while the worker imported (Runner.measure_peaks_first)
     if peaks is None:
         started = time.perf_counter()
-        peaks = get_peaks(runner.device, result.environment, runner.options.remeasure_peaks)
-        result.phases_s["peaks"] = time.perf_counter() - started
-    result.environment["peaks"] = peaks
-    probe = Probe(runner.device, peaks.get("copy_gbps"), runner.own_pids)
-    if runner.options.wait_for_gpu_s > 0 and not wait_for_gpu(runner.device, runner.own_pids(),
-                                                               runner.options.wait_for_gpu_s, runner.events.status):
-        result.notes.append(f"the GPU was still in use by another process after --wait-for-gpu "
-                            f"{runner.options.wait_for_gpu_s:g} s; timed anyway")
+        peaks = get_peaks(ctx.device, ctx.environment, ctx.settings.remeasure_peaks)
+        phases["peaks"] = time.perf_counter() - started
+    ctx = ctx.with_peaks(peaks)
+    outcome = BenchOutcome(peaks, phases_s=phases)
+    probe = Probe(ctx.device, peaks.get("copy_gbps"), ctx.own_pids)
+    wait_s = ctx.settings.wait_for_gpu_s
+    if wait_s > 0 and not wait_for_gpu(ctx.device, ctx.own_pids(), wait_s, ctx.status):
+        outcome.notes.append(f"the GPU was still in use by another process after --wait-for-gpu {wait_s:g} s; "
+                             "timed anyway")
     try:  # in this GPU's turn: Runner.run holds it
-        if _time_cases(runner, cases, peaks, probe):
-            runner.events.status("timing the torch baseline")
+        outcome.entries = _time_cases(ctx, cases, probe)
+        if all(entry.accepted for entry in outcome.entries):
+            ctx.status("timing the torch baseline")
             started = time.perf_counter()
-            if runner.worker is not None:  # nothing of the solution's may run while torch is timed (and cached)
-                runner.worker.stop()
-                runner.worker = None
-            _time_baseline(runner, cases, peaks, probe)
-            result.phases_s["torch_baseline"] = time.perf_counter() - started
+            ctx.stop_solution_worker()  # nothing of the solution's may run while torch is timed (and cached)
+            outcome.notes.extend(_time_baseline(ctx, outcome.entries, cases, probe))
+            phases["torch_baseline"] = time.perf_counter() - started
     finally:
         probe.close()
+    return outcome
 
 
-def _time_cases(runner, cases: list, peaks: dict, probe: Probe) -> bool:
-    """Each case timed and checked, with the GPU's state around it; False at the first case rejected."""
-    result = runner.result
+def _time_cases(ctx: BenchContext, cases: list, probe: Probe) -> list[CaseTiming]:
+    """Each case timed and checked, with the GPU's state around it, up to the first case rejected."""
+    entries = []
     for case in cases:
-        runner.events.status(f"timing {case.name} ({case.label()})")
-        entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
-        started = time.perf_counter()
-        try:
-            runner.ensure_worker()
-            before = probe.check()
-            done = bench_case(runner, runner.worker, case, check=True)
-            after = probe.check()
-            entry.update(timing_summary(done, _floor_ms(peaks)))
-            entry["phases_s"]["judge_wall_s"] = round(time.perf_counter() - started, 3)
-            refuse_below_floor(entry, runner.spec, case, peaks, result.environment)
-            note_contention(entry, before, after)
-        except BenchFailure as exc:
-            entry.update(verdict=exc.verdict.value, message=exc.message)
-        except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
-            entry.update(verdict=Verdict.RUNTIME_ERROR.value, message=str(exc))
-        result.benchmarks.append(entry)
-        if entry["verdict"] != "accepted":
-            return False
-    return True
+        ctx.status(f"timing {case.name} ({case.label()})")
+        entries.append(_time_case(ctx, case, probe))
+        if not entries[-1].accepted:
+            break
+    return entries
 
 
-def note_contention(entry: dict, before: dict, after: dict) -> None:
+def _time_case(ctx: BenchContext, case, probe: Probe) -> CaseTiming:
+    """One case in the solution's worker: its statistics, then the physical floor and the GPU's checks."""
+    entry = CaseTiming(case.name, dict(case.params))
+    started = time.perf_counter()
+    try:
+        worker = ctx.solution_worker()
+        before = probe.check()
+        done = bench_case(ctx.calls, worker, case, check=True)
+        after = probe.check()
+        entry.record(timing_summary(done, _floor_ms(ctx.peaks)))
+        entry.phases_s["judge_wall_s"] = round(time.perf_counter() - started, 3)
+        refuse_below_floor(entry.median_ms, ctx.spec, case, ctx.peaks, ctx.environment)
+        note_contention(entry, before, after)
+    except BenchFailure as exc:  # a rejection after the statistics keeps them (the floor's)
+        entry.fail(exc.verdict, exc.message)
+    except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
+        entry.fail(Verdict.RUNTIME_ERROR, str(exc))
+    return entry
+
+
+def note_contention(entry: CaseTiming, before: dict, after: dict) -> None:
     """The GPU's state around a case's timed calls in its entry; a note when it was shared (contention.py)."""
     note = contention_note(before, after)
-    entry["gpu_checks"] = {"before": before, "after": after}
+    entry.gpu_checks = {"before": before, "after": after}
     if note:
-        entry["contention"] = True
-        entry["notes"].append(note)
+        entry.contention = True
+        entry.notes.append(note)
 
 
-def refuse_below_floor(entry: dict, spec, case, peaks: dict | None, environment: dict) -> None:
-    """Raise BenchFailure when the entry's median is faster than the GPU can go (speed.below_floor):
+def refuse_below_floor(median_ms: float, spec, case, peaks: dict | None, environment: dict) -> None:
+    """Raise BenchFailure when a case's median is faster than the GPU can go (speed.below_floor):
     such a time is never reported, whatever fooled the timer (docs/timing.md, "Times obey physics")."""
     nbytes, flops = floor_cost(spec, case)
-    why = below_floor(entry["median_ms"], nbytes, flops, peaks, int(environment.get("l2_bytes") or 0))
+    why = below_floor(median_ms, nbytes, flops, peaks, int(environment.get("l2_bytes") or 0))
     if why:
         raise BenchFailure(Verdict.RUNTIME_ERROR, f"{case.name}: {why}; rejected")
 
@@ -342,21 +359,20 @@ def _floor_ms(peaks: dict) -> float | None:
     return floor_us / 1e3 if isinstance(floor_us, (int, float)) and floor_us > 0 else None
 
 
-def _time_baseline(runner, cases: list, peaks: dict, probe: Probe | None = None) -> None:
-    """Rates and % of peak for every case, and the torch baseline (cached per device)."""
-    spec, result = runner.spec, runner.result
+def _time_baseline(ctx: BenchContext, entries: list[CaseTiming], cases: list, probe: Probe | None = None) -> list[str]:
+    """Rates and % of peak for every case, and the torch baseline (cached per device); the run's notes on it."""
+    spec, settings = ctx.spec, ctx.settings
     wanted = []
-    for entry, case in zip(result.benchmarks, cases):
-        entry["bytes"], entry["flops"] = case_cost(spec, case)
-        entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, peaks))
-        wanted.append((entry, case, baseline_key(result.environment, spec, case.params, runner.options.bench_budget_s)))
-    missing = _still_missing(wanted, runner.options.remeasure_peaks)
+    for entry, case in zip(entries, cases):
+        entry.cost = case_cost(spec, case)
+        entry.rates = speed_of_light(entry.median_ms, *entry.cost, spec.bound, ctx.peaks)
+        wanted.append((entry, case, baseline_key(ctx.environment, spec, case.params, settings.budget_s)))
+    missing = _still_missing(wanted, settings.remeasure_peaks)
     if not missing:
-        return
+        return []
     with cache_lock(_baseline_lock(spec)):  # one process of this host times a challenge's baseline at a time
-        missing = _still_missing(missing, runner.options.remeasure_peaks)
-        if missing:
-            _measure_baselines(runner, missing, probe)
+        missing = _still_missing(missing, settings.remeasure_peaks)
+        return _measure_baselines(ctx, missing, probe) if missing else []
 
 
 def _baseline_lock(spec) -> str:
@@ -373,7 +389,7 @@ def _still_missing(missing: list, remeasure: bool) -> list:
     for entry, case, key in missing:
         cached = cached_baseline(key)
         if cached:
-            _add_torch(entry, dict(cached, cached=True))
+            entry.torch = TorchTiming.of(cached, cached=True)
         else:
             left.append((entry, case, key))
     return left
@@ -392,9 +408,9 @@ class BaselineWorker:
     functional tests instead of following its benchmarks.  ``ready`` loads it before
     the solution's timed calls, so that it sits idle while they are timed."""
 
-    def __init__(self, runner):
+    def __init__(self, ctx: BenchContext):
         self.tmp = tempfile.TemporaryDirectory(prefix="judge-baseline-")
-        self.worker = runner.new_worker(baseline_file(runner.spec, self.tmp.name), baseline_reads(runner.spec))
+        self.worker = ctx.new_worker(baseline_file(ctx.spec, self.tmp.name), baseline_reads(ctx.spec))
         self.worker.spawn()
         self.started, self.problem = False, None
 
@@ -410,46 +426,45 @@ class BaselineWorker:
         self.tmp.cleanup()
 
 
-def baseline_needed(runner, cases: list) -> bool:
+def baseline_needed(ctx: BenchContext, cases: list) -> bool:
     """Whether some benchmark case's torch baseline is not cached (so a run times it)."""
-    if runner.options.remeasure_peaks:
+    if ctx.settings.remeasure_peaks:
         return bool(cases)
-    return any(cached_baseline(baseline_key(runner.result.environment, runner.spec, c.params,
-                                            runner.options.bench_budget_s)) is None for c in cases)
+    return any(cached_baseline(baseline_key(ctx.environment, ctx.spec, c.params, ctx.settings.budget_s)) is None
+               for c in cases)
 
 
-def _measure_baselines(runner, missing: list, probe: Probe | None = None) -> None:
-    baseline = runner.baseline or BaselineWorker(runner)
-    runner.baseline = None
+def _measure_baselines(ctx: BenchContext, missing: list, probe: Probe | None = None) -> list[str]:
+    """Time the torch baseline on the (entry, case, key) not cached, in its worker (the one spawned
+    at the start, else a new one), and cache each time; the run's notes when it could not be timed."""
+    baseline = ctx.baseline or BaselineWorker(ctx)
+    ctx.release_baseline()  # stopped below, whatever happens
     try:
         if not baseline.started and baseline.problem is None:
-            baseline.ready(runner.options.compile_timeout)
+            baseline.ready(ctx.settings.compile_timeout)
         if baseline.problem is not None:
-            runner.result.notes.append(f"the torch baseline could not be timed: {baseline.problem}")
-            return
+            return [f"the torch baseline could not be timed: {baseline.problem}"]
         for entry, case, key in missing:
-            started = time.perf_counter()
-            before = probe.check() if probe is not None else {}
-            try:
-                summary = timing_summary(bench_case(runner, baseline.worker, case, check=False))
-            except BenchFailure as exc:
-                entry["notes"].append(f"torch baseline failed: {exc.message.splitlines()[0]}")
-                continue
-            _add_torch(entry, summary)
-            if contention_note(before, probe.check() if probe is not None else {}):  # a busy GPU: not cached
-                entry["notes"].append("the torch baseline was timed on a shared GPU: its time is not cached")
-                continue
-            store_baseline(key, {k: summary[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")})
-            entry.setdefault("phases_s", {})["torch_wall_s"] = round(time.perf_counter() - started, 3)
+            _time_torch(ctx.calls, baseline.worker, entry, case, key, probe)
     except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
-        runner.result.notes.append(f"the torch baseline could not be timed: {exc}")
+        return [f"the torch baseline could not be timed: {exc}"]
     finally:
         baseline.stop()
+    return []
 
 
-def _add_torch(entry: dict, torch_timing: dict) -> None:
-    entry["torch_cached"] = bool(torch_timing.get("cached"))
-    entry["torch_median_ms"] = torch_timing["median_ms"]
-    entry["torch_ci_ms"] = [torch_timing["ci_low_ms"], torch_timing["ci_high_ms"]]
-    entry["speedup_vs_torch"] = torch_timing["median_ms"] / entry["median_ms"]
-    entry["vs_torch"] = speedup_text(entry["median_ms"], torch_timing["median_ms"])
+def _time_torch(calls: CallContext, worker: Worker, entry: CaseTiming, case, key: str, probe: Probe | None) -> None:
+    """One case's torch baseline into its entry; cached unless the GPU was shared meanwhile."""
+    started = time.perf_counter()
+    before = probe.check() if probe is not None else {}
+    try:
+        summary = timing_summary(bench_case(calls, worker, case, check=False))
+    except BenchFailure as exc:
+        entry.notes.append(f"torch baseline failed: {exc.message.splitlines()[0]}")
+        return
+    entry.torch = TorchTiming.of(summary, cached=False)
+    if contention_note(before, probe.check() if probe is not None else {}):  # a busy GPU: not cached
+        entry.notes.append("the torch baseline was timed on a shared GPU: its time is not cached")
+        return
+    store_baseline(key, {k: summary[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")})
+    entry.phases_s["torch_wall_s"] = round(time.perf_counter() - started, 3)

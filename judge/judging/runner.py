@@ -20,6 +20,8 @@ import torch
 
 from judge import __version__
 from judge.challenge.cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
+from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
+from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
@@ -169,6 +171,7 @@ class Runner:
         self.early_worker: Worker | None = None  # spawned before torch was imported (judge_solution)
         self.baseline = None  # the torch baseline's worker when it will be timed (benchmark_stage.BaselineWorker)
         self.peaks: dict | None = None  # measured before the worker started (measure_peaks_first), else later
+        self.timings: list[CaseTiming] = []  # the benchmark stage's entries (record_benchmarks)
         self.reference: Reference | None = None
         self.first_call = True
         self.shrunk = False
@@ -317,9 +320,10 @@ class Runner:
             return
         from judge.judging.benchmark_stage import BaselineWorker, baseline_needed
 
-        if baseline_needed(self, benchmark_cases(self.spec)):
+        context = self.bench_context()
+        if baseline_needed(context, benchmark_cases(self.spec)):
             try:
-                self.baseline = BaselineWorker(self)
+                self.baseline = BaselineWorker(context)
             except OSError:
                 self.baseline = None  # made again when it is needed, as before
 
@@ -335,9 +339,23 @@ class Runner:
         if self.early_worker is not None:  # never taken: the run ended before it started a worker
             self.early_worker.stop()
             self.early_worker = None
+        self.stop_worker()
+
+    def stop_worker(self) -> None:
+        """Stop the solution's worker, if any (a later call starts a fresh one: ensure_worker)."""
         if self.worker is not None:
             self.worker.stop()
             self.worker = None
+
+    def started_worker(self) -> Worker:
+        """The solution's worker, started (a dead one replaced): what the benchmark stage times in."""
+        self.ensure_worker()
+        return self.worker
+
+    def release_baseline(self) -> None:
+        """The benchmark stage took the torch baseline's worker over: it stops it, and this run
+        no longer counts it among its own processes (own_pids) nor stops it at close."""
+        self.baseline = None
 
     # -- functional tests --------------------------------------------------------
     def run_tests(self, cases: list[Case]) -> None:
@@ -472,16 +490,41 @@ class Runner:
         from judge.judging.benchmark_stage import run_benchmarks  # GPU only
 
         started = time.perf_counter()
-        run_benchmarks(self, self.benchmark_cases())
+        self.record_benchmarks(run_benchmarks(self.bench_context(), self.benchmark_cases()))
         self.result.phases_s["benchmarks"] = time.perf_counter() - started
+
+    def call_context(self) -> CallContext:
+        """What timing one case's calls in this run's worker reads (benchmark_stage.bench_case)."""
+        # The peaks the stage recorded, else those measured before the worker started: their
+        # host-clock latencies calibrate the audit of every timed call.
+        return CallContext(seed=self.seed, settings=BenchSettings.of(self.options), reference=self.reference,
+                           peaks=self.result.environment.get("peaks") or self.peaks,
+                           free_gpu_memory=self.stop_worker_for_memory)
+
+    def bench_context(self) -> BenchContext:
+        """What the benchmark stage reads from this run, and the callbacks through which it acts on it."""
+        return BenchContext(spec=self.spec, device=self.device, environment=self.result.environment,
+                            calls=self.call_context(), peaks=self.peaks, baseline=self.baseline,
+                            status=self.events.status, own_pids=self.own_pids, solution_worker=self.started_worker,
+                            stop_solution_worker=self.stop_worker, release_baseline=self.release_baseline,
+                            new_worker=self.new_worker)
+
+    def record_benchmarks(self, outcome: BenchOutcome) -> None:
+        """The benchmark stage's outcome into this run: the typed entries stay here (for the verdict and
+        the message), their JSON shape goes into ``result.benchmarks``, which the reports read."""
+        result = self.result
+        result.environment["peaks"] = outcome.peaks
+        result.phases_s.update(outcome.phases_s)
+        result.notes.extend(outcome.notes)
+        self.timings = list(outcome.entries)
+        result.benchmarks = [entry.to_dict() for entry in self.timings]
 
     def benchmark_cases(self) -> list[Case]:
         """The cases to time: the spec's benchmarks (ShippedRunner builds its performance test)."""
         return benchmark_cases(self.spec)
 
     def benchmark_failures(self) -> list[CaseResult]:
-        return [CaseResult(b["name"], "benchmark", b["params"], Verdict(b["verdict"]), b.get("message", ""))
-                for b in self.result.benchmarks if b.get("verdict", "accepted") != "accepted"]
+        return [entry.failure() for entry in self.timings if not entry.accepted]
 
     def summary_message(self) -> str:
         if self.result.verdict == Verdict.ACCEPTED:

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 
 from judge.challenge.cases import Case, benchmark_cases, call_seed
 from judge.ranking.ranking_math import DroppedOut, Entry, Estimate, RoundPlan, Rounds, measure_in_rounds, rank_entries, ratio_to
+from judge.judging.bench_context import BenchSettings, CallContext
+from judge.judging.bench_result import BenchOutcome, CaseTiming, TimedRun, TorchTiming
 from judge.judging.runner import Events, Options, Runner, RunResult, detect_mode, headline
 from judge.judging.dispatch import make_runner
 from judge.judging.verdict import Verdict
@@ -62,7 +64,7 @@ class RankResult:
     rounds: Rounds | None = None
     plan: RoundPlan | None = None
     peaks: dict = field(default_factory=dict)
-    torch: dict = field(default_factory=dict)  # the baseline's timing entries by case name
+    torch: dict = field(default_factory=dict)  # the baseline's timing entries (CaseTiming) by case name
     notes: list = field(default_factory=list)
     environment: dict = field(default_factory=dict)
 
@@ -116,16 +118,15 @@ def round_seed(run_seed: int, round_index: int) -> int:
 class Participant:
     """One worker in the rounds: an accepted solution's runner, or the torch baseline.
 
-    Has the ``options``, ``seed`` and ``reference`` attributes that
-    timing.benchmark_stage.bench_case reads from a runner.
+    Times through benchmark_stage.bench_case, with a ``CallContext`` of its own per round
+    (``call_context``): the round's seed, its runner's reference, the device's peaks.
     """
 
     def __init__(self, name: str, options: Options, run_seed: int, runner: Runner | None = None,
                  worker=None):
-        self.name, self.options, self.run_seed = name, options, run_seed
+        self.name, self.settings, self.run_seed = name, BenchSettings.of(options), run_seed
         self.runner, self._worker = runner, worker
         self.reference = runner.reference if runner is not None else None  # None: outputs not checked
-        self.seed = run_seed
         self.audits: dict[str, list] = {}
         self.verified: dict[str, int] = {}
         self.phases: dict[str, dict] = {}  # seconds of warm-up, timing and verification, summed over rounds
@@ -134,31 +135,36 @@ class Participant:
 
     def worker(self):
         if self.runner is not None:
-            self.runner.ensure_worker()  # a crashed worker is replaced, as in judge run
-            return self.runner.worker
+            return self.runner.started_worker()  # a crashed worker is replaced, as in judge run
         return self._worker
+
+    def call_context(self, round_index: int) -> CallContext:
+        """What its timed calls of a round read.  No memory callback: when the judge's reference runs out
+        of GPU memory checking a call, the participant drops out (there is no worker death to count)."""
+        return CallContext(seed=round_seed(self.run_seed, round_index), settings=self.settings,
+                           reference=self.reference, peaks=self.peaks)
 
     def sample(self, case: Case, round_index: int, calls: int) -> list[float]:
         """Exactly ``calls`` timed calls of ``case`` (after the worker's warm-up)."""
         from judge.judging.benchmark_stage import BenchFailure, bench_case
         from judge.worker.client import SubmissionInvalid, WorkerCrashed, WorkerTimeout
 
-        self.seed = round_seed(self.run_seed, round_index)
         rule = {"min_calls": calls, "max_calls": calls, "budget_s": 1e9}
         try:
-            done = bench_case(self, self.worker(), case, check=self.reference is not None, rule=rule)
+            done = bench_case(self.call_context(round_index), self.worker(), case, check=self.reference is not None,
+                              rule=rule)
         except BenchFailure as exc:
             self.failed_case = case
             raise DroppedOut(exc.verdict.value, exc.message) from None
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
             self.failed_case = case
             raise DroppedOut(Verdict.RUNTIME_ERROR.value, str(exc)) from None
-        self.audits.setdefault(case.name, []).extend(done["audits"])
-        self.verified[case.name] = self.verified.get(case.name, 0) + done["verified"]
+        self.audits.setdefault(case.name, []).extend(done.audits)
+        self.verified[case.name] = self.verified.get(case.name, 0) + done.verified
         phases = self.phases.setdefault(case.name, {})
-        for key in ("warmup_s", "elapsed_s", "verifying_s"):
-            phases[key] = phases.get(key, 0.0) + float(done.get(key, 0.0))
-        return done["samples_ms"]
+        for key, seconds in done.phases().items():
+            phases[key] = phases.get(key, 0.0) + float(seconds)
+        return done.samples_ms
 
     def close(self) -> None:
         if self._worker is not None:
@@ -215,7 +221,7 @@ def rank_solutions(spec, solutions: list[str], options: Options, plan: RoundPlan
         accepted = [r for r in runners if r.result.verdict == Verdict.ACCEPTED]
         if _can_time(out, interpret, accepted):
             _time_accepted(out, spec, accepted, options, plan, events)
-        out.standings = rank_entries([_entry(r.result, out.timed) for r in runners])
+        out.standings = rank_entries([_entry(r, out.timed) for r in runners])
         _add_references(out)
         return out
     finally:
@@ -320,7 +326,7 @@ def _timed_rounds(out: RankResult, participants: list, first: Runner, events) ->
         probe.close()
 
 
-def _torch_entries(out: RankResult, participants: list[Participant]) -> dict:
+def _torch_entries(out: RankResult, participants: list[Participant]) -> dict[str, CaseTiming]:
     torch = next((p for p in participants if p.name == TORCH), None)
     if torch is None:
         return {}
@@ -330,61 +336,64 @@ def _torch_entries(out: RankResult, participants: list[Participant]) -> dict:
     return {c.name: timed_entry(out.rounds, torch, c) for c in out.cases}
 
 
-def timed_entry(rounds: Rounds, p: Participant, case: Case) -> dict:
+def timed_entry(rounds: Rounds, p: Participant, case: Case) -> CaseTiming:
     """A benchmark entry from the pooled samples of ``p`` on ``case``, with the host-clock cross-check."""
     from judge.judging.benchmark_stage import timing_summary
 
-    done = {"samples_ms": rounds.pooled(p.name, case.name), "audits": p.audits.get(case.name, []),
-            "stop_reason": rounds.stop_reason, "verified": p.verified.get(case.name, 0),
-            **p.phases.get(case.name, {})}
-    entry = {"name": case.name, "params": dict(case.params), "verdict": "accepted", "message": ""}
-    entry.update(timing_summary(done))
-    entry["rounds"] = len({r for r, name, c, _ in rounds.schedule if name == p.name and c == case.name})
+    done = TimedRun(samples_ms=rounds.pooled(p.name, case.name), audits=p.audits.get(case.name, []),
+                    verified=p.verified.get(case.name, 0), stop_reason=rounds.stop_reason,
+                    **p.phases.get(case.name, {}))
+    entry = CaseTiming(case.name, dict(case.params))
+    entry.record(timing_summary(done))
+    entry.rounds = len({r for r, name, c, _ in rounds.schedule if name == p.name and c == case.name})
     return entry
 
 
 def _fill_benchmarks(out: RankResult, spec, p: Participant, workers: int, checks: tuple[dict, dict]) -> None:
-    """The solution's benchmark entries, in the shape ``judge run`` gives them."""
-    from judge.judging.benchmark_stage import BenchFailure, case_cost, note_contention, refuse_below_floor
-    from judge.timing.speed import speed_of_light, speedup_text
+    """The solution's benchmark entries, in the shape ``judge run`` gives them, recorded in its runner."""
+    from judge.judging.benchmark_stage import BenchFailure, refuse_below_floor
 
-    result = p.runner.result
-    result.environment["peaks"] = out.peaks
-    result.phases_s["benchmarks"] = out.rounds.elapsed_s
-    failure = out.rounds.failures.get(p.name)
+    result, failure = p.runner.result, out.rounds.failures.get(p.name)
+    phases = {"benchmarks": out.rounds.elapsed_s}
     entries = {case.name: timed_entry(out.rounds, p, case) for case in out.cases} if failure is None else {}
     for case in out.cases if failure is None else ():
         try:
-            refuse_below_floor(entries[case.name], spec, case, out.peaks, result.environment)
+            refuse_below_floor(entries[case.name].median_ms, spec, case, out.peaks, result.environment)
         except BenchFailure as exc:  # a time no GPU can give is never ranked
             failure, p.failed_case = DroppedOut(exc.verdict.value, exc.message), case
             break
     if failure is not None:
         case = p.failed_case
-        result.benchmarks = [{"name": case.name, "params": dict(case.params), "verdict": failure.verdict,
-                              "message": failure.message}]
+        failed = CaseTiming(case.name, dict(case.params), Verdict(failure.verdict), failure.message)
+        p.runner.record_benchmarks(BenchOutcome(out.peaks, [failed], phases_s=phases))
         result.verdict = Verdict(failure.verdict)
         result.message = p.runner.summary_message()
         return
     for case in out.cases:
-        entry = entries[case.name]
-        note_contention(entry, *checks)
-        entry["bytes"], entry["flops"] = case_cost(spec, case)
-        entry.update(speed_of_light(entry["median_ms"], entry["bytes"], entry["flops"], spec.bound, out.peaks))
-        torch = out.torch.get(case.name)
-        if torch is not None:
-            entry.update(torch_median_ms=torch["median_ms"], torch_ci_ms=[torch["ci_low_ms"], torch["ci_high_ms"]],
-                         speedup_vs_torch=torch["median_ms"] / entry["median_ms"],
-                         vs_torch=speedup_text(entry["median_ms"], torch["median_ms"]))
-        result.benchmarks.append(entry)
-    result.notes.append(f"timed by judge rank in {out.rounds.rounds} interleaved rounds with {workers - 1} other "
-                        f"worker(s); stopped: {out.rounds.stop_reason}")
+        _finish_entry(out, spec, case, entries[case.name], checks)
+    note = (f"timed by judge rank in {out.rounds.rounds} interleaved rounds with {workers - 1} other "
+            f"worker(s); stopped: {out.rounds.stop_reason}")
+    p.runner.record_benchmarks(BenchOutcome(out.peaks, [entries[c.name] for c in out.cases], [note], phases))
 
 
-def _entry(result: RunResult, timed: bool) -> Entry:
-    cases = {}
+def _finish_entry(out: RankResult, spec, case: Case, entry: CaseTiming, checks: tuple[dict, dict]) -> None:
+    """The GPU's state around the rounds, the rates and % of peak, and the torch baseline's time of its rounds."""
+    from judge.judging.benchmark_stage import case_cost, note_contention
+    from judge.timing.speed import speed_of_light
+
+    note_contention(entry, *checks)
+    entry.cost = case_cost(spec, case)
+    entry.rates = speed_of_light(entry.median_ms, *entry.cost, spec.bound, out.peaks)
+    torch = out.torch.get(case.name)
+    if torch is not None:  # no torch_cached: rank times it in the same rounds, never from the cache
+        entry.torch = TorchTiming(torch.median_ms, torch.ci_low_ms, torch.ci_high_ms)
+
+
+def _entry(runner: Runner, timed: bool) -> Entry:
+    """One solution for the ranking: its verdict and, when timed and accepted, its cases' estimates."""
+    result, cases = runner.result, {}
     if timed and result.verdict == Verdict.ACCEPTED:
-        cases = {b["name"]: Estimate(b["median_ms"], b["ci_low_ms"], b["ci_high_ms"]) for b in result.benchmarks}
+        cases = {t.name: Estimate(t.median_ms, t.ci_low_ms, t.ci_high_ms) for t in runner.timings}
     return Entry(result.solution, result.verdict.value, headline(result.message), cases)
 
 
@@ -398,8 +407,8 @@ def _add_references(out: RankResult) -> None:
     torch = out.torch
     if torch and len(torch) == len(out.cases):
         rows.append(_reference_row(TORCH, "torch baseline, timed in the same rounds",
-                                   {n: Estimate(e["median_ms"], e["ci_low_ms"], e["ci_high_ms"])
-                                    for n, e in torch.items()}, best))
+                                   {n: Estimate(e.median_ms, e.ci_low_ms, e.ci_high_ms) for n, e in torch.items()},
+                                   best))
     bound = _bound_estimates(out)
     if bound:
         rows.append(_reference_row(*bound, best))

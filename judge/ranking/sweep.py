@@ -191,8 +191,8 @@ def _fill_series(doc: dict, spec, participants, cases, rounds) -> None:
         points = []
         for case in cases:
             entry = timed_entry(rounds, p, case)  # the host-clock cross-check applies here too
-            e = Estimate(entry["median_ms"], entry["ci_low_ms"], entry["ci_high_ms"])
-            points.append(dict(_point(doc["metric"], spec, case, e), notes=entry["notes"]))
+            e = Estimate(entry.median_ms, entry.ci_low_ms, entry.ci_high_ms)
+            points.append(dict(_point(doc["metric"], spec, case, e), notes=entry.notes))
         doc["series"].append({"name": p.name, "kind": "torch" if p.name == TORCH else "solution",
                               "verdict": "accepted", "message": "", "points": points})
 
