@@ -232,14 +232,24 @@ def test_the_guards_tables_cannot_be_edited_in_place():
 
 
 def test_work_under_the_per_call_allowance_in_every_call_is_counted():
-    """A 10 µs kernel with 20 µs of unjoined work after it in every call stayed under the per-call allowance
-    (twice the calibrated 99th percentile, 30 µs): it read 10 µs, trusted."""
-    latency = (0.008, 0.015)  # the device's median and 99th percentile, ms
-    audits = [[0.010 + 0.020 + 0.008, 0.010, 0.04, 0] for _ in range(20)]
+    """A 10 µs kernel with 25 µs of unjoined work after it in every call stayed under the per-call allowance
+    (twice the calibrated 99th percentile, 40 µs): it read 10 µs, trusted."""
+    latency = (0.008, 0.020)  # the device's median and 99th percentile, ms
+    audits = [[0.010 + 0.025 + 0.008, 0.010, 0.04, 0] for _ in range(20)]
     assert not audit.disagrees(audit.Audit(*audits[0][:3]), latency[1])
     hidden = audit.case_excess_ms(audits, latency)
-    assert hidden is not None and abs(hidden - 0.020) < 1e-9
+    assert hidden is not None and abs(hidden - 0.025) < 1e-9
     honest = [[0.010 + 0.008 + 0.001 * (i % 3), 0.010, 0.04, 0] for i in range(20)]
+    assert audit.case_excess_ms(honest, latency) is None
+
+
+def test_an_honest_case_whose_host_runs_slower_than_at_calibration_is_not_lifted():
+    """H200, 2026-11-26: the calibration (torch's copy in the judge) read a median latency of 10 µs with a
+    tight spread; an honest 36 µs transpose in its worker, later in a long session, read 19-23 µs (9-13 µs
+    more).  That drift is no hidden work: every call was lifted by it (+25 %) under the old 5 µs floor."""
+    latency = (0.010, 0.014)
+    honest = [[0.0363 + 0.010 + 0.011 + 0.001 * (i % 3), 0.0363, 0.30, 0] for i in range(40)]
+    assert not any(audit.disagrees(audit.Audit(*a[:3]), latency[1]) for a in honest)
     assert audit.case_excess_ms(honest, latency) is None
 
 

@@ -15,7 +15,7 @@ from judge.timer.guard import GUARD_MAX_US
 
 __all__ = ["VerifyPlan", "Audit", "parse_audit", "disagrees", "audited_sample", "audit_note", "case_excess_ms", "seen_ms", "launch_bound",
            "launch_bound_note", "exposed_note",
-           "unheld_guard_note", "forged_call", "LAUNCH_BOUND_MS", "SLACK_FRACTION", "SLACK_MIN_MS"]
+           "unheld_guard_note", "forged_call", "LAUNCH_BOUND_MS", "SLACK_FRACTION", "SLACK_MIN_MS", "CASE_SLACK_MIN_MS"]
 
 # Below this median a kernel's time is dominated by launch overhead and
 # clock granularity: report it, but do not pretend to sub-microsecond precision.
@@ -29,6 +29,12 @@ LAUNCH_BOUND_MS = 0.010
 SLACK_FRACTION = 0.10
 SLACK_MIN_MS = 0.020
 SLACK_UNCALIBRATED_MS = 0.100
+# A case's median call may sit this far above the calibration's median latency before it counts as hidden
+# work: the calibration times torch's copy in the judge's process, the calls a solution's kernels in its
+# worker, and the host's latency drifts between them.  On an H200 (2026-11-26) honest transposes in a long
+# GPU test session read 9-13 µs above the calibrated median; at the earlier 5 µs every call of theirs was
+# lifted (+25 % on a 36 µs kernel).  Hidden work of 25 µs a call is still caught.
+CASE_SLACK_MIN_MS = 0.020
 
 
 class VerifyPlan:
@@ -134,7 +140,7 @@ def case_excess_ms(audits: list, latency_ms: tuple[float, float] | None, guard_h
     excess = sorted(seen_ms(a, guard_holds_gpu) - a[1] for a in audits)
     events = sorted(a[1] for a in audits)
     hidden = excess[len(excess) // 2] - typical
-    if hidden > max(SLACK_FRACTION * events[len(events) // 2], high - typical, SLACK_MIN_MS / 4):
+    if hidden > max(SLACK_FRACTION * events[len(events) // 2], high - typical, CASE_SLACK_MIN_MS):
         return hidden
     return None
 
