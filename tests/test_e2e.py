@@ -36,6 +36,7 @@ def test_correct_solution_is_accepted_with_params_and_times():
     assert all(t.verdict == Verdict.ACCEPTED and t.time_ms is not None for t in result.tests)
     assert {"rows": 1, "cols": 1} in [t.params for t in result.tests]
     assert any("not GPU times" in note for note in result.notes)
+    assert not any("'cuda' by name" in note for note in result.notes)  # it names no device
     assert result.benchmarks == []
 
 
@@ -189,3 +190,11 @@ def test_worker_receives_a_variant_by_its_text():
     spec = load_challenge("transpose_fp16")
     result = judge_solution(spec, str(EXAMPLES / "transpose" / "tiled.py"), Options(seed=3, interpret=True))
     assert result.verdict == Verdict.ACCEPTED, result.message
+
+
+def test_a_solution_that_names_the_gpu_runs_unchanged_in_cpu_mode():
+    """torch.zeros(..., device="cuda"), x.to("cuda"), x.cuda() and an import-time allocation: in CPU mode
+    the GPU the solution names is the judge's device (worker/cpu_device.py), and the run says so."""
+    result = judge("transpose_cuda_scratch.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert any("put tensors on 'cuda' by name" in note for note in result.notes), result.notes

@@ -31,6 +31,9 @@ from judge.worker.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode"]
 
+CUDA_ON_CPU_NOTE = ("solve() put tensors on 'cuda' by name; in CPU mode the judge's device is this CPU, so they "
+                    "were made there (on a GPU they go to the judged GPU)")
+
 # After this many deaths of the worker (crash, signal, memory kill) the rest of
 # the cases are skipped: each death costs a new process (seconds), and the
 # verdict is already decided.
@@ -426,8 +429,15 @@ class Runner:
         """A ``call`` with its deadline: the per-call timeout, moved by the compile time the
         worker reports, never past ``--compile-timeout`` (worker/deadline.py)."""
         self.first_call = False
-        return self.worker.request(header, self.options.call_timeout(self.interpret), what,
-                                   cap=self.options.compile_timeout, blobs=blobs)
+        reply = self.worker.request(header, self.options.call_timeout(self.interpret), what,
+                                    cap=self.options.compile_timeout, blobs=blobs)
+        self.note_cuda_on_cpu(reply[0])
+        return reply
+
+    def note_cuda_on_cpu(self, reply: dict) -> None:
+        """Once a run: in CPU mode the solution named the GPU and got the CPU (worker/cpu_device.py)."""
+        if self.interpret and CUDA_ON_CPU_NOTE not in self.result.notes and type(reply.get("cuda_on_cpu")) is int:
+            self.result.notes.append(CUDA_ON_CPU_NOTE)
 
     def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
         """Every tensor of a call's reply against the judge's own values (raises BadReply)."""

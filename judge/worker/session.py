@@ -15,6 +15,7 @@ import threading
 import torch
 
 from judge.challenge import shipped, tensors as tensor_args
+from judge.worker.cpu_device import CudaOnCpu
 from judge.worker import compile_events, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
@@ -75,6 +76,7 @@ class Session:
         self.state: ProcessState | None = None  # torch's per-call state, likewise (integrity.py)
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
+        self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -91,6 +93,8 @@ class Session:
                 precompile(self.device)  # on this device, from the judge's cache: before the solution's can hold it
             else:
                 loader.patch_autotuner_for_interpreter()
+                self.cpu_device = CudaOnCpu()  # "cuda" is this CPU while it judges (cpu_device.py)
+                self.cpu_device.__enter__()  # for the process's life: an import may allocate too
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
@@ -288,7 +292,10 @@ class Session:
             args = self.arguments(header["params"], int(header["seed"]))
         elapsed_ms = self.timed_call(args)
         self.check_call()
-        self.send_tensors({"ok": True, "op": "result", "time_ms": elapsed_ms}, args)
+        header = {"ok": True, "op": "result", "time_ms": elapsed_ms}
+        if self.cpu_device is not None and self.cpu_device.count:
+            header["cuda_on_cpu"] = self.cpu_device.count  # so far, import included: the run's note says so
+        self.send_tensors(header, args)
 
     def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
         """Reply with the tensor arguments' raw bytes, in parameter order: through the
