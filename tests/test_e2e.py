@@ -198,3 +198,19 @@ def test_a_solution_that_names_the_gpu_runs_unchanged_in_cpu_mode():
     result = judge("transpose_cuda_scratch.py")
     assert result.verdict == Verdict.ACCEPTED, result.message
     assert any("put tensors on 'cuda' by name" in note for note in result.notes), result.notes
+
+
+def test_a_reduction_that_never_zeroes_its_output_is_told_so():
+    """tl.atomic_add into an output that starts as poison: wrong_answer (rightly), and the message says
+    the case passes with zeroed outputs and how to fix it, instead of only "never written"."""
+    result = judge("reduce_sum_atomic_unzeroed.py", spec=load_challenge("reduce_sum"))
+    assert result.verdict == Verdict.WRONG_ANSWER, result.message
+    failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert "passes when its outputs start at zero" in failed.message and "output.zero_()" in failed.message
+    assert failed.details.get("passes_with_zeroed_outputs") is True
+
+
+def test_a_plain_wrong_answer_gets_no_uninitialised_output_hint():
+    result = judge("transpose_wrong_value.py")
+    failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert "outputs start at zero" not in failed.message and "passes_with_zeroed_outputs" not in failed.details

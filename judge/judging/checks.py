@@ -52,7 +52,7 @@ class Mismatch:
                     f"first at {_index(self.first_bad_index)} (was {self.expected!r}, now {self.got!r})")
         parts = [f"'{self.name}': {self.bad} of {self.total} elements differ"]
         if self.unwritten:
-            parts.append(f"{self.unwritten} never written (still the poison value)")
+            parts.append(f"{self.unwritten} still hold the poison value outputs start as (never written, or added to)")
         parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
         parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {self.got!r}")
         return "; ".join(parts + self.notes)

@@ -31,6 +31,9 @@ from judge.worker.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode"]
 
+UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
+                      "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
+                      "as on LeetGPU, so zero it first inside solve() (output.zero_()) before adding to it")
 CUDA_ON_CPU_NOTE = ("solve() put tensors on 'cuda' by name; in CPU mode the judge's device is this CPU, so they "
                     "were made there (on a GPU they go to the judged GPU)")
 
@@ -177,6 +180,7 @@ class Runner:
         self.timings: list[CaseTiming] = []  # the benchmark stage's entries (record_benchmarks)
         self.reference: Reference | None = None
         self.first_call = True
+        self.zero_outputs = False  # the next calls' outputs start at zero, not poison (diagnose_uninitialised)
         self.shrunk = False
         self.worker_deaths = 0
         self.result = RunResult(
@@ -367,6 +371,8 @@ class Runner:
             outcome = self.run_case(case)
             if outcome.verdict in (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR) and not self.shrunk:
                 self.shrunk = True  # one search per run: the first failure is the one reported
+                if outcome.verdict == Verdict.WRONG_ANSWER:
+                    self.diagnose_uninitialised(case, outcome)
                 self.search_smaller(case, outcome)
             self.result.tests.append(outcome)
             self.events.case_finished(outcome)
@@ -376,6 +382,18 @@ class Runner:
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 self.skip_rest(cases[index + 1:], f"not run after {self.worker_deaths} deaths of the solution's process")
                 return
+
+    def diagnose_uninitialised(self, case: Case, outcome: CaseResult) -> None:
+        """Does the failed case pass when its outputs start at zero instead of poison?  Then the kernel
+        accumulates into (or relies on) an output it never initialises: say so.  The verdict stays."""
+        self.zero_outputs = True
+        try:
+            again = self.run_case(case)
+        finally:
+            self.zero_outputs = False
+        if again.verdict == Verdict.ACCEPTED:
+            outcome.message = f"{UNINITIALISED_HINT}\n{outcome.message}"
+            outcome.details["passes_with_zeroed_outputs"] = True
 
     def skip_rest(self, cases: list[Case], why: str) -> None:
         for case in cases:
@@ -429,6 +447,8 @@ class Runner:
         """A ``call`` with its deadline: the per-call timeout, moved by the compile time the
         worker reports, never past ``--compile-timeout`` (worker/deadline.py)."""
         self.first_call = False
+        if self.zero_outputs:
+            header = dict(header, outputs="zero")
         reply = self.worker.request(header, self.options.call_timeout(self.interpret), what,
                                     cap=self.options.compile_timeout, blobs=blobs)
         self.note_cuda_on_cpu(reply[0])

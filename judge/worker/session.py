@@ -290,6 +290,10 @@ class Session:
             args = self.shipped_arguments(header, blobs, Arena(self.device))
         else:
             args = self.arguments(header["params"], int(header["seed"]))
+        if header.get("outputs") == "zero":  # the judge's diagnosis of a failure (runner.diagnose_uninitialised)
+            for index, param in tensor_args.tensor_params(self.spec):
+                if param.role == "out":
+                    args[index].zero_()
         elapsed_ms = self.timed_call(args)
         self.check_call()
         header = {"ok": True, "op": "result", "time_ms": elapsed_ms}
