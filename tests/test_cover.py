@@ -86,6 +86,12 @@ KERNEL_SCRIPT = textwrap.dedent("""
     assert torch.equal(args[2], drawn), (args[2], drawn)
     assert odd.isnan().all(), odd
     assert not flush.any() and not args[0].isnan().any()
+    kept_name = [p.name for p in spec.parameters if getattr(p, "role", "") == "out"][0]
+    args[1].fill_(3.0)
+    kept = Repoison(spec, args, kept={kept_name})  # an output the challenge's generator initialised
+    args[1].fill_(9.0)
+    cover(0, cover.prepare(kept.fills))
+    assert (args[1] == 3.0).all(), args[1]  # put back as it started, not poisoned
     table = cover.prepare([])
     cover(0, table)
     try:

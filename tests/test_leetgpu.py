@@ -118,7 +118,8 @@ def test_more_than_one_gpu_is_refused_when_resolving_but_listed():
 def test_list_orders_by_difficulty_and_sizes_the_performance_test_without_memory():
     listed = list_folder(CHALLENGES)
     assert [item.folder.name for item in listed] == [
-        "1_vec_add", "2_count_positive", "3_half_scale", "4_inplace_affine", "5_sum_diff", "6_xor_mask"]
+        "1_vec_add", "2_count_positive", "7_histogram", "3_half_scale", "4_inplace_affine", "5_sum_diff",
+        "6_xor_mask"]
     assert all(not item.problem for item in listed)
     assert performance_size(load_folder(VEC_ADD)) == ("N=4194304", 3 * 4 * (1 << 22))
 
@@ -166,17 +167,35 @@ def test_lazy_descriptors_of_the_performance_test_are_drawn():
 def test_shipped_inputs_round_trip_with_outputs_poisoned():
     spec = load_folder(CHALLENGES / "hard" / "5_sum_diff")
     case = build_tests(spec, "cpu", seed=3)[0][2]
-    metas, blobs = input_payload(spec.parameters, case.arguments)
-    assert case.arguments["diff"].abs().sum() == 0  # its generator filled it with 7: the reference sees zeros
-    assert len(blobs) == 2 and "blob" not in metas[2]  # outputs travel by shape only
+    metas, blobs = input_payload(spec.parameters, case.arguments, case.kept)
+    assert case.arguments["total"].abs().sum() == 0  # made with torch.empty: the reference sees zeros
+    assert case.kept == {"diff"} and (case.arguments["diff"] == 7).all()  # filled with 7: it starts from 7
+    assert len(blobs) == 3 and "blob" not in metas[2] and "blob" in metas[3]  # an empty output travels by shape
     args = arguments_from_payload(spec.parameters, metas, [bytearray(b) for b in blobs], "cpu")
     assert torch.equal(args[0], case.arguments["a"]) and torch.equal(args[1], case.arguments["b"])
-    assert args[2].shape == (17, 33) and args[2].isnan().all() and args[3].isnan().all()
+    assert args[2].shape == (17, 33) and args[2].isnan().all() and (args[3] == 7).all()
     assert args[4:] == [17, 33]
     again = fresh_arguments(spec.parameters, args)
     again[0].zero_()
     args[2].zero_()
     assert not torch.equal(again[0], args[0]) and fresh_arguments(spec.parameters, args)[2].isnan().all()
+    assert (fresh_arguments(spec.parameters, args, kept=case.kept)[3] == 7).all()  # kept: cloned, not poisoned
+
+
+def test_an_output_is_told_initialised_by_what_the_generator_left_in_it():
+    """Run under PoisonedEmpty, torch.empty and its kin come back poisoned, so what a generator made with
+    torch.zeros, torch.full or by filling an empty tensor is told from what it left uninitialised."""
+    from judge.challenge.leetgpu import PoisonedEmpty, initialised
+
+    with PoisonedEmpty():
+        made = {"empty": torch.empty(4), "empty_like": torch.empty_like(torch.ones(3)),
+                "new_empty": torch.ones(2).new_empty(5), "int_empty": torch.empty(3, dtype=torch.int32),
+                "bool_empty": torch.empty(2, dtype=torch.bool), "zeros": torch.zeros(4),
+                "int_zeros": torch.zeros(1, dtype=torch.int32), "full": torch.full((2,), 7.0),
+                "filled": torch.empty(3).fill_(0.0), "bool_zeros": torch.zeros(2, dtype=torch.bool)}
+    assert {name for name, t in made.items() if initialised(t)} == {
+        "zeros", "int_zeros", "full", "filled", "bool_zeros"}
+    assert not initialised(torch.empty(0)) and not initialised(torch.empty(3, device="meta"))
 
 
 def test_the_reference_checks_outputs_inputs_and_unwritten_elements():
@@ -214,7 +233,7 @@ def cli():
 
 def test_cli_list_of_a_folder_says_what_can_run_and_why_not(cli):
     result = cli("list", CHALLENGES)
-    assert result.exit_code == 0 and "6 of 6 challenges can run" in result.output
+    assert result.exit_code == 0 and "7 of 7 challenges can run" in result.output
     assert "N=4194304 (50.3 MB)" in result.output and "medium" in result.output
     result = cli("list", BROKEN)
     assert result.exit_code == 0 and "0 of 3 challenges can run" in result.output

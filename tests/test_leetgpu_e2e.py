@@ -57,3 +57,19 @@ def test_unwritten_outputs_and_modified_inputs_are_wrong_answers():
     assert "never written" in result.tests[0].message and result.tests[0].name == "example"
     result = judge("easy/1_vec_add", "leetgpu_vec_add_mutates_input.py")
     assert result.verdict == Verdict.WRONG_ANSWER and "input 'A' was modified" in result.tests[0].message
+
+
+def test_an_output_the_generator_zeroes_starts_at_zero():
+    """2_count_positive's tests make its output with torch.zeros, as LeetGPU's histogram does: a solution that
+    adds into it with atomics (never zeroing it) is right there, and must be accepted here too."""
+    result = judge("easy/2_count_positive", "leetgpu_count_positive_atomic.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert len(result.tests) >= 4 and all(t.verdict == Verdict.ACCEPTED for t in result.tests)
+
+
+def test_a_histogram_counted_with_atomics_into_its_zeroed_output_is_accepted():
+    """LeetGPU's 13_histogramming makes its histogram with torch.zeros in every test; so does 7_histogram
+    (and its performance test with a FullTensor of 0): an atomic histogram that never zeroes it is right."""
+    result = judge("easy/7_histogram", "leetgpu_histogram_atomic.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert [t.name for t in result.tests][:2] == ["example", "functional-1"]

@@ -40,10 +40,11 @@ def test_performance_test_is_timed_checked_and_compared_with_the_torch_reference
 @pytest.mark.parametrize("folder, solution", [
     ("easy/2_count_positive", "leetgpu_count_positive.py"), ("medium/3_half_scale", "leetgpu_half_scale.py"),
     ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"), ("hard/5_sum_diff", "leetgpu_sum_diff.py"),
-    ("hard/6_xor_mask", "leetgpu_xor_mask.py"),
+    ("hard/6_xor_mask", "leetgpu_xor_mask.py"), ("easy/7_histogram", "leetgpu_histogram_atomic.py"),
 ])
 def test_every_kind_of_signature_is_timed(folder, solution):
-    """The inout case is not idempotent: each timed call must start from the shipped values."""
+    """The inout case is not idempotent: each timed call must start from the shipped values; nor is the
+    atomic histogram: each timed call must start from the zeros its test made (not poison)."""
     result = run(CHALLENGES / folder, SOLUTIONS / solution)
     assert result.verdict == Verdict.ACCEPTED, result.message
     assert result.benchmarks[0]["verdict"] == "accepted" and result.benchmarks[0]["calls"] >= 10
@@ -65,3 +66,20 @@ def test_real_leetgpu_challenges(folder, solution):
     result = run(REAL / folder, EXAMPLES / solution, bench_budget_s=1.0)
     assert result.verdict == Verdict.ACCEPTED, result.message
     assert result.benchmarks[0]["verdict"] == "accepted"
+
+
+def test_an_atomic_count_into_an_uninitialised_performance_output_is_a_wrong_answer_when_timed():
+    """2_count_positive's tests zero their output (accepted) but its performance test's is an OutTensor,
+    empty as on LeetGPU: the atomic count then adds to poison, and a verified timed call says so."""
+    result = run(CHALLENGES / "easy" / "2_count_positive", SOLUTIONS / "leetgpu_count_positive_atomic.py")
+    assert all(t.verdict == Verdict.ACCEPTED for t in result.tests), result.message
+    assert result.verdict == Verdict.WRONG_ANSWER and "timed call" in result.benchmarks[0]["message"]
+
+
+def test_an_uninitialised_accumulation_is_diagnosed_on_the_gpu():
+    from test_gpu import small_bench_spec
+
+    spec = small_bench_spec("reduce_sum", "  - {name: small, N: 4096}\n")
+    result = judge_solution(spec, str(SOLUTIONS / "reduce_sum_atomic_unzeroed.py"), Options(seed=1, benchmark=False))
+    failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert failed.details.get("passes_with_zeroed_outputs") is True and "output.zero_()" in failed.message

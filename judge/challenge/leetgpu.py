@@ -22,11 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
 from judge.challenge.spec_model import DIFFICULTIES, ReferenceError_, Spec, SpecError, Tensor, Tolerance
-from judge.challenge.tensors import TORCH_DTYPES
+from judge.challenge.tensors import TORCH_DTYPES, poison_, poison_value
 
 __all__ = ["load_folder", "find_folders", "list_folder", "Listed", "LeetGpuSpec", "LeetGpuError", "ShippedCase",
            "build_tests", "build_performance_test", "expected_outputs", "performance_size", "MODULE_FILE"]
@@ -64,6 +65,9 @@ class ShippedCase(Case):
 
     arguments: dict = field(default_factory=dict, repr=False, compare=False)
     roles: dict = field(default_factory=dict, repr=False, compare=False)
+    # The out tensors its generator initialised (torch.zeros, torch.full...): the solution and the reference
+    # start from those values; the others start as poison for the solution and zeros for the reference.
+    kept: frozenset = field(default_factory=frozenset, repr=False, compare=False)
 
     @property
     def nbytes(self) -> int:
@@ -286,7 +290,7 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
     skipped (CPU mode); the example test always runs.
     """
     instance, file = spec.instance(device), Path(spec.source) / MODULE_FILE
-    with _seeded(seed, device) as generator:
+    with _seeded(seed, device) as generator, PoisonedEmpty():
         example = _call(instance, "generate_example_test", file)
         functional = _call(instance, "generate_functional_test", file)
         examples = example if isinstance(example, list) else [example]
@@ -306,7 +310,7 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
 def build_performance_test(spec: LeetGpuSpec, device: str, seed: int) -> ShippedCase:
     """The performance test (the benchmark), built like the functional tests."""
     instance = spec.instance(device)
-    with _seeded(seed, device) as generator:
+    with _seeded(seed, device) as generator, PoisonedEmpty():
         test = _call(instance, "generate_performance_test", Path(spec.source) / MODULE_FILE)
         test = test[0] if isinstance(test, list) and test else test
         return _case(spec, "performance", "benchmark", test, device, generator)
@@ -348,24 +352,52 @@ def _case(spec: LeetGpuSpec, name: str, kind: str, test, device: str, generator)
     missing = [p.name for p in spec.parameters if p.name not in test]
     if missing:
         raise LeetGpuError(f"{file}: the {name} test has no value for {', '.join(missing)}")
-    arguments, params, roles = {}, {}, {}
+    arguments, params, roles, kept = {}, {}, {}, set()
     for p in spec.parameters:
         value = test[p.name]
         if isinstance(p, Tensor):
-            arguments[p.name], roles[p.name] = _tensor_value(p, value, device, generator, f"{file}: {name} test"), p.role
+            if p.role == "out" and (initialised(value) if isinstance(value, torch.Tensor)
+                                    else type(value).__name__ == "FullTensor"):  # a descriptor filled on purpose
+                kept.add(p.name)
+            arguments[p.name], roles[p.name] = _tensor_value(p, value, device, generator, f"{file}: {name} test",
+                                                             p.name in kept), p.role
         else:
             arguments[p.name] = params[p.name] = _scalar_value(p, value, f"{file}: {name} test")
-    return ShippedCase(name, kind, params, arguments, roles)
+    return ShippedCase(name, kind, params, arguments, roles, frozenset(kept))
 
 
-def _tensor_value(p: Tensor, value, device: str, generator, where: str) -> torch.Tensor:
+def _tensor_value(p: Tensor, value, device: str, generator, where: str, kept: bool = False) -> torch.Tensor:
     if not isinstance(value, torch.Tensor):
         value = _materialize(value, device, generator, f"{where}: '{p.name}'")
     if _dtype_name(value.dtype) != p.dtype:
         raise LeetGpuError(f"{where}: '{p.name}' is {_dtype_name(value.dtype)}, but the example test's is {p.dtype}")
-    if p.role == "out":  # the reference sees zeros (a generator's torch.empty would make it vary); the solution, poison
-        return torch.zeros(value.shape, dtype=value.dtype, device=device)
+    if p.role == "out" and not kept:  # made with torch.empty: the reference sees zeros (poison would make it
+        return torch.zeros(value.shape, dtype=value.dtype, device=device)  # vary), the solution poison
     return value.to(device).contiguous()
+
+
+class PoisonedEmpty(TorchFunctionMode):
+    """While a challenge's generator runs, what torch.empty and its kin make is filled with the poison value,
+    so that an output it leaves uninitialised is told from one it initialised (torch.zeros, torch.full, an
+    empty tensor filled afterwards) by what the tensor holds, not by the generator's source text.  A torch
+    function mode: it holds in this thread only (grade judges in several at once)."""
+
+    EMPTY = frozenset({torch.empty, torch.empty_like, torch.empty_strided, torch.Tensor.new_empty})
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in self.EMPTY and isinstance(out, torch.Tensor) and out.device.type != "meta" and out.numel():
+            poison_(out)
+        return out
+
+
+def initialised(tensor: torch.Tensor) -> bool:
+    """Whether a generator's output tensor holds anything but the poison PoisonedEmpty fills in."""
+    if tensor.device.type == "meta" or not tensor.numel():
+        return False
+    if tensor.dtype.is_floating_point:
+        return bool((~torch.isnan(tensor)).any())
+    return bool((tensor != poison_value(tensor.dtype)).any())
 
 
 def _materialize(descriptor, device: str, generator, where: str) -> torch.Tensor:

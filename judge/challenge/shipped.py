@@ -19,7 +19,7 @@ import torch
 from judge.challenge.spec_model import Init, Scalar, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, from_bytes, placed, poison_, to_bytes
 
-__all__ = ["ShippedSignature", "signature_message", "signature_from_message", "input_payload",
+__all__ = ["kept_outputs", "ShippedSignature", "signature_message", "signature_from_message", "input_payload",
            "arguments_from_payload", "fresh_arguments", "request_payload"]
 
 KIND = "shipped"
@@ -52,8 +52,9 @@ def signature_from_message(message: dict) -> ShippedSignature:
     return ShippedSignature(str(message["name"]), tuple(parameters))
 
 
-def input_payload(parameters, arguments: dict) -> tuple[list, list]:
-    """(metas, blobs) of one call: scalars by value, out tensors by shape, the others' bytes too."""
+def input_payload(parameters, arguments: dict, kept=frozenset()) -> tuple[list, list]:
+    """(metas, blobs) of one call: scalars by value, out tensors by shape, the others' bytes too, and those
+    of the out tensors in ``kept`` (initialised by the challenge's generator: they start from those values)."""
     metas, blobs = [], []
     for p in parameters:
         value = arguments[p.name]
@@ -61,11 +62,17 @@ def input_payload(parameters, arguments: dict) -> tuple[list, list]:
             metas.append({"value": value})
             continue
         meta = {"shape": list(value.shape)}
-        if p.role != "out":
+        if p.role != "out" or p.name in kept:
             meta["blob"] = len(blobs)
             blobs.append(to_bytes(value))
         metas.append(meta)
     return metas, blobs
+
+
+def kept_outputs(parameters, metas: list) -> frozenset:
+    """The names of the out tensors a request ships values for: they start from them, not from poison."""
+    return frozenset(p.name for p, meta in zip(parameters, metas)
+                     if getattr(p, "role", None) == "out" and isinstance(meta, dict) and "blob" in meta)
 
 
 def request_payload(case) -> tuple[dict, list]:
@@ -76,7 +83,7 @@ def request_payload(case) -> tuple[dict, list]:
         return {}, []
     parameters = [Tensor(name, "", (), case.roles[name], Init()) if isinstance(value, torch.Tensor)
                   else Scalar(name, "", "") for name, value in arguments.items()]
-    metas, blobs = input_payload(parameters, arguments)
+    metas, blobs = input_payload(parameters, arguments, getattr(case, "kept", frozenset()))
     return {"inputs": metas}, blobs
 
 
@@ -91,7 +98,7 @@ def arguments_from_payload(parameters, metas: list, blobs: list, device: str, al
             args.append(int(meta["value"]) if p.dtype == "int" else float(meta["value"]))
             continue
         shape = tuple(int(d) for d in meta["shape"])
-        if p.role == "out":
+        if p.role == "out" and "blob" not in meta:
             args.append(poison_(alloc(shape, _dtype(p)) if alloc else torch.empty(shape, dtype=_dtype(p), device=device)))
         else:  # a copy: the pipe's buffer is not the worker's to keep
             values = from_bytes(blobs[int(meta["blob"])], p.dtype, shape)
@@ -99,13 +106,14 @@ def arguments_from_payload(parameters, metas: list, blobs: list, device: str, al
     return args
 
 
-def fresh_arguments(parameters, template: list, alloc=None) -> list:
-    """A call's own copy of the template: inputs cloned, outputs poisoned (timed calls re-use the inputs)."""
+def fresh_arguments(parameters, template: list, alloc=None, kept=frozenset()) -> list:
+    """A call's own copy of the template: inputs and the ``kept`` outputs cloned, the other outputs poisoned
+    (timed calls re-use the inputs)."""
     args = []
     for p, value in zip(parameters, template):
         if isinstance(p, Scalar):
             args.append(value)
-        elif p.role == "out":
+        elif p.role == "out" and p.name not in kept:
             args.append(poison_(alloc(tuple(value.shape), value.dtype) if alloc else torch.empty_like(value)))
         else:
             args.append(placed(value, alloc) if alloc else value.clone())

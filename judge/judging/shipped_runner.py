@@ -100,7 +100,7 @@ class ShippedRunner(Runner):
     def call_worker(self, case: ShippedCase, seed: int) -> tuple[dict, list]:
         """One ``call`` request carrying the case's inputs."""
         self.worker.expect_reply(self.reference.case_sizes(case))
-        metas, blobs = input_payload(self.spec.parameters, case.arguments)
+        metas, blobs = input_payload(self.spec.parameters, case.arguments, case.kept)
         return self.request_call({"op": "call", "params": case.params, "seed": 0, "inputs": metas},
                                  f"solve() on the {case.name} test ({case.label()})", blobs)
 

@@ -271,7 +271,7 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     torch function or a thread finishing the outputs later changes them after it)."""
     stream = stream if stream is not None else _current_stream()
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
-    prepared = guard.prepare(Repoison(session.spec, args))  # before the synchronize: untimed
+    prepared = guard.prepare(Repoison(session.spec, args, getattr(session, "outputs_kept", ())))  # untimed
     _synchronize()  # an idle GPU starts the guard when it is launched: the cover is measured from there
     start = _clock()
     _record(before, stream)
@@ -306,9 +306,12 @@ class Repoison:
     the call's synchronize, so that the copies are not timed.
     """
 
-    def __init__(self, spec, args: list):
-        """``spec`` None: nothing to put back (the timer-floor probe of peaks.py)."""
-        tensors = [(args[i], p.role) for i, p in (tensor_params(spec) if spec is not None else [])]
+    def __init__(self, spec, args: list, kept=()):
+        """``spec`` None: nothing to put back (the timer-floor probe of peaks.py).  ``kept``: the out tensors
+        that start from values the challenge's generator gave them (a LeetGPU test's torch.zeros): put back
+        like inout ones."""
+        tensors = [(args[i], "inout" if p.name in kept else p.role)
+                   for i, p in (tensor_params(spec) if spec is not None else [])]
         tensors = [(t, role) for t, role in tensors if t.numel() and role in ("out", "inout")]  # empty: at address 0
         self.drawn = [_clone(t) for t, role in tensors if role == "inout"]  # kept alive until the call ran
         inouts = iter(self.drawn)

@@ -70,6 +70,7 @@ class Session:
         self.solve = None
         self.last_call_host_s = 0.0  # host time of the last timed_call's solve()
         self.template: list | None = None  # a bench request's shipped inputs, copied by every call
+        self.outputs_kept: frozenset = frozenset()  # the template's out tensors that start from shipped values
         self.sealed: tuple | None = None  # the last call's (arena, [(name, tensor)], seal): guarded.py
         self.protections: dict = {}  # the sandbox's layers as applied (sandbox.apply)
         self.fingerprint: Fingerprint | None = None  # the judge's code as it was before the solution loaded
@@ -147,6 +148,8 @@ class Session:
                     self.area.owed = False
             elif op == "bench":  # warm-up and guard; then the judge asks for each timed call (timed_loop.py)
                 self.template = self.shipped_arguments(header, blobs) if "inputs" in header else None
+                self.outputs_kept = (shipped.kept_outputs(self.spec.parameters, header["inputs"])
+                                     if "inputs" in header else frozenset())
                 self.loop = None
                 self.loop = timed_loop.TimedLoop(self, header)
                 self.reply({"ok": True, "op": "warm", "guard_holds_gpu": self.loop.guard.holds_gpu})
@@ -183,7 +186,7 @@ class Session:
         shipped inputs.  ``arena``: the previous call's buffers, written again (Arena.again)."""
         arena = arena.again() if arena is not None else Arena(self.device)
         if self.template is not None:
-            args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty)
+            args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty, self.outputs_kept)
         else:
             args = tensor_args.make_arguments(self.spec, params, seed, self.device, arena.empty)
         return self.seal(args, arena)
