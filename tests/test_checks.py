@@ -118,3 +118,36 @@ def test_summation_scale_uses_absolute_scalars():
     args = make_arguments(spec, {"M": 2, "N": 3, "K": 2}, seed=1, device="cpu")
     scale = Reference(spec, "cpu").scale(args)["C"]
     assert (scale >= 0).all() and (scale > 0).any()
+
+
+# -- hints for the commonest mistakes -------------------------------------------------------------
+def _unwritten(got: torch.Tensor) -> str:
+    ref = torch.arange(got.numel(), dtype=torch.float32).reshape(got.shape)
+    return compare_output("out", got, ref, EXACT, poison=float("nan")).message()
+
+
+def test_unwritten_elements_at_the_end_point_at_the_grid():
+    flat = torch.arange(10, dtype=torch.float32)
+    flat[7:] = float("nan")  # a grid of N // BLOCK programs: the last partial block never runs
+    assert "the last 3 in memory order" in _unwritten(flat) and "triton.cdiv" in _unwritten(flat)
+    grid = torch.arange(20, dtype=torch.float32).reshape(4, 5)
+    grid[:, 4] = float("nan")  # the last column block of a 2-D grid
+    assert "every index 4 and above of dimension 1" in _unwritten(grid)
+    scattered = torch.arange(10, dtype=torch.float32)
+    scattered[[2, 9]] = float("nan")
+    assert "triton.cdiv" not in _unwritten(scattered) and "2 still hold the poison value" in _unwritten(scattered)
+
+
+def test_a_matmul_on_tf32_rounded_inputs_is_told_from_other_errors():
+    from judge.judging.checks import tf32_explains, to_tf32
+
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(64, 96, generator=gen), torch.randn(96, 48, generator=gen)
+    exact = a.double() @ b.double()
+    tf32 = to_tf32(a) @ to_tf32(b)
+    other_order = to_tf32(a)[:, :40] @ to_tf32(b)[:40] + to_tf32(a)[:, 40:] @ to_tf32(b)[40:]  # a kernel's own order
+    assert tf32_explains(other_order, exact, tf32)
+    noise = exact + (tf32.double() - exact).abs().max() * (torch.rand(exact.shape, generator=gen, dtype=torch.float64) - 0.5)
+    assert not tf32_explains(noise, exact, tf32)  # as large an error, not TF32's
+    assert not tf32_explains((a @ b), exact, tf32)  # fp32: closer to exact
+    assert not tf32_explains(other_order, exact, exact.float())  # rounding changed nothing: no claim

@@ -214,3 +214,14 @@ def test_a_plain_wrong_answer_gets_no_uninitialised_output_hint():
     result = judge("transpose_wrong_value.py")
     failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
     assert "outputs start at zero" not in failed.message and "passes_with_zeroed_outputs" not in failed.details
+
+
+def test_a_tf32_matmul_is_told_how_to_get_fp32():
+    """matmul_tf32_sim.py rounds its inputs to TF32 as tl.dot's default precision does on a GPU (the
+    interpreter ignores input_precision, so CPU mode needs the simulation): wrong_answer, with the fix."""
+    result = judge("matmul_tf32_sim.py", spec=load_challenge("matmul"))
+    assert result.verdict == Verdict.WRONG_ANSWER
+    failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert "rounded to TF32" in failed.message and 'input_precision="ieee"' in failed.message
+    plain = judge("transpose_wrong_value.py")
+    assert not any("TF32" in t.message for t in plain.tests)

@@ -24,7 +24,7 @@ import torch
 
 from judge.challenge.spec import Tolerance
 
-__all__ = ["Mismatch", "compare_output", "compare_input"]
+__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "to_tf32"]
 
 
 @dataclass
@@ -115,11 +115,52 @@ def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None
         result.max_abs_err = result.max_rel_err = float("inf")
     if poison is not None:
         is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
-        result.unwritten = int((is_poison & bad_mask).sum())
+        unwritten = is_poison & bad_mask
+        result.unwritten = int(unwritten.sum())
+        if result.unwritten:
+            result.notes += _tail_note(unwritten)
     flat = int(bad_mask.reshape(-1).nonzero()[0])
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
     result.first_bad_index = index
     result.expected, result.got = _scalar(ref[index]), _scalar(got[index])
+
+
+def _tail_note(unwritten: torch.Tensor) -> list[str]:
+    """Where the unwritten elements are exactly the last ones (in memory order, or the last rows or columns
+    of some dimension), the commonest cause: a grid one block short (N // BLOCK instead of cdiv)."""
+    count, flat = int(unwritten.sum()), unwritten.reshape(-1)
+    where = None
+    if count < flat.numel() and bool(flat[-count:].all()):
+        where = f"the last {count} in memory order"
+    for dim in range(unwritten.dim() if where is None else 0):
+        along = unwritten.movedim(dim, 0).reshape(unwritten.shape[dim], -1)
+        rows = along.all(dim=1)
+        first = int(rows.long().argmax())
+        if 0 < first and bool(rows[first:].all()) and not bool(along[:first].any()):
+            where = f"every index {first} and above of dimension {dim}"
+            break
+    if where is None:
+        return []
+    return [f"the unwritten elements are {where}: does the grid cover the last partial block "
+            "(triton.cdiv(n, BLOCK) programs, each store masked)?"]
+
+
+def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) -> bool:
+    """Whether ``got`` is a TF32 matmul's answer: far closer (10x) to the reference run on inputs rounded to
+    TF32 than to the exact one, where rounding the inputs changes the answer at all.  TF32 rounding is
+    deterministic, so two TF32 results differ only by their fp32 summation order."""
+    got64, exact64, tf64 = (t.to(torch.float64) for t in (got, exact, tf32))
+    if not (torch.isfinite(got64).all() and torch.isfinite(tf64).all()):
+        return False
+    off_exact, off_tf32 = float((got64 - exact64).abs().max()), float((got64 - tf64).abs().max())
+    changed = float((tf64 - exact64).abs().max())
+    return changed > 0 and off_tf32 <= 0.1 * off_exact
+
+
+def to_tf32(t: torch.Tensor) -> torch.Tensor:
+    """float32 values rounded to TF32's 10-bit mantissa (to nearest), as tensor cores read them."""
+    bits = t.to(torch.float32).contiguous().view(torch.int32)
+    return ((bits + 0x1000) & ~0x1FFF).view(torch.float32)
 
 
 def compare_input(name: str, after: torch.Tensor, before: torch.Tensor) -> Mismatch:

@@ -13,7 +13,7 @@ import math
 import torch
 
 from judge.challenge.spec_model import ReferenceError_
-from judge.judging.checks import Mismatch, compare_input, compare_output
+from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains, to_tf32
 from judge.challenge.spec import Spec, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
@@ -100,6 +100,24 @@ class Reference:
         only a solution that tampers with its worker can cause that.
         """
         return decode_reply(self.expected_tensors(params, outputs_only), header, blobs)
+
+    def tf32_explains(self, params: dict, seed: int, got: dict[str, torch.Tensor], names: list[str]) -> bool:
+        """Whether the failed outputs ``names`` are what a TF32 matmul gives: the reference run in float32
+        on its float32 inputs rounded to TF32 (checks.tf32_explains).  Only asked after a wrong answer."""
+        args = make_arguments(self.spec, params, seed, self.device)
+        if not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in args):
+            return False
+        exact = self.expected(args)
+        work = [to_tf32(v) if isinstance(v, torch.Tensor) and v.dtype == torch.float32 and p.role != "out"
+                else (v.clone() if isinstance(v, torch.Tensor) else v) for v, p in zip(args, self.spec.parameters)]
+        try:
+            with torch.no_grad():
+                self.function(*work)
+        except Exception:  # noqa: BLE001 - only a hint: the reference's own failure is reported elsewhere
+            return False
+        tf32 = {p.name: work[i] for i, p in enumerate(self.spec.parameters) if isinstance(p, Tensor) and p.role != "in"}
+        return bool(names) and all(name in got and name in tf32 and
+                                   tf32_explains(got[name].to(self.device), exact[name], tf32[name]) for name in names)
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
         """Every tensor in ``got`` (from ``decode``) against the judge's own values (``within_memory``)."""

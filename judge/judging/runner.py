@@ -34,6 +34,10 @@ __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode"]
 UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
                       "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
                       "as on LeetGPU, so zero it first inside solve() (output.zero_()) before adding to it")
+TF32_HINT = ("the result matches a matmul whose inputs were rounded to TF32 (10-bit mantissa): tl.dot's default "
+             "precision on NVIDIA GPUs since Ampere is TF32, about 1e-3 relative error. Use tl.dot(a, b, "
+             "input_precision=\"ieee\") for fp32 accuracy, or \"tf32x3\" for speed with fp32-level error "
+             "(solutions/matmul/tf32x3.py)")
 CUDA_ON_CPU_NOTE = ("solve() put tensors on 'cuda' by name; in CPU mode the judge's device is this CPU, so they "
                     "were made there (on a GPU they go to the judged GPU)")
 
@@ -181,6 +185,7 @@ class Runner:
         self.reference: Reference | None = None
         self.first_call = True
         self.zero_outputs = False  # the next calls' outputs start at zero, not poison (diagnose_uninitialised)
+        self.last_got: dict | None = None  # the last reply's tensors (check_reply)
         self.shrunk = False
         self.worker_deaths = 0
         self.result = RunResult(
@@ -434,9 +439,22 @@ class Runner:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if problems:
             message = " | ".join(p.message() for p in problems)
+            if self.looks_like_tf32(case, seed, problems):
+                message = f"{TF32_HINT}\n{message}"
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
                               header.get("time_ms"))
         return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
+
+    def looks_like_tf32(self, case: Case, seed: int, problems: list) -> bool:
+        """A failed output that a matmul on TF32-rounded inputs explains (reference.tf32_explains)."""
+        explains = getattr(self.reference, "tf32_explains", None)  # a LeetGPU folder's reference has none
+        outputs = [p.name for p in problems if not p.modified_input]
+        if explains is None or not outputs or self.last_got is None:
+            return False
+        try:
+            return explains(case.params, seed, self.last_got, outputs)
+        except Exception:  # noqa: BLE001 - a hint must never cost the verdict
+            return False
 
     def call_worker(self, case: Case, seed: int) -> tuple[dict, list]:
         """One ``call`` request: the worker draws the inputs from ``seed``."""
@@ -462,6 +480,7 @@ class Runner:
     def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
         """Every tensor of a call's reply against the judge's own values (raises BadReply)."""
         got = self.reference.decode(case.params, header, blobs, outputs_only=False)
+        self.last_got = got  # for a hint if the check fails (looks_like_tf32)
         return self.reference.check(case.params, seed, got)
 
     def stop_worker_for_memory(self) -> None:
