@@ -151,3 +151,7 @@ def test_a_matmul_on_tf32_rounded_inputs_is_told_from_other_errors():
     assert not tf32_explains(noise, exact, tf32)  # as large an error, not TF32's
     assert not tf32_explains((a @ b), exact, tf32)  # fp32: closer to exact
     assert not tf32_explains(other_order, exact, exact.float())  # rounding changed nothing: no claim
+    cut = to_tf32(a, truncate=True)[:, :40] @ to_tf32(b, truncate=True)[:40] + \
+        to_tf32(a, truncate=True)[:, 40:] @ to_tf32(b, truncate=True)[40:]  # as an H200's tensor cores read them
+    assert tf32_explains(cut, exact, to_tf32(a, truncate=True) @ to_tf32(b, truncate=True))
+    assert not tf32_explains(cut, exact, tf32)  # the other emulation does not explain it: both are tried

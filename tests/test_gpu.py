@@ -264,3 +264,13 @@ def _k(x, y, rows, cols, B: tl.constexpr):
 def solve(input, output, rows, cols):
     _k[(triton.cdiv(rows, 32), triton.cdiv(cols, 32))](input, output, rows, cols, B=32)
 '''
+
+
+def test_a_real_tf32_matmul_gets_the_tf32_hint():
+    """tl.dot with input_precision="tf32" on the GPU (what its default gives): the hint's TF32 emulation
+    (inputs rounded to nearest) must explain the hardware's result, or the hint never fires where it matters."""
+    result = run(load_challenge("matmul"), SOLUTIONS / "matmul_tf32.py", benchmark=False)
+    assert result.verdict == Verdict.WRONG_ANSWER
+    failed = [t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER]
+    print("tf32 hint:", [(t.name, "rounded to TF32" in t.message) for t in failed])
+    assert failed and all("rounded to TF32" in t.message for t in failed), failed[0].message

@@ -157,10 +157,11 @@ def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) ->
     return changed > 0 and off_tf32 <= 0.1 * off_exact
 
 
-def to_tf32(t: torch.Tensor) -> torch.Tensor:
-    """float32 values rounded to TF32's 10-bit mantissa (to nearest), as tensor cores read them."""
+def to_tf32(t: torch.Tensor, truncate: bool = False) -> torch.Tensor:
+    """float32 values cut to TF32's 10-bit mantissa: rounded to nearest (Triton's cvt.rna before an Ampere
+    mma), or truncated (what an H200's tensor cores gave tl.dot's tf32, measured: docs/benchmarks.md)."""
     bits = t.to(torch.float32).contiguous().view(torch.int32)
-    return ((bits + 0x1000) & ~0x1FFF).view(torch.float32)
+    return ((bits if truncate else bits + 0x1000) & ~0x1FFF).view(torch.float32)
 
 
 def compare_input(name: str, after: torch.Tensor, before: torch.Tensor) -> Mismatch:

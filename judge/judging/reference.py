@@ -105,19 +105,26 @@ class Reference:
         """Whether the failed outputs ``names`` are what a TF32 matmul gives: the reference run in float32
         on its float32 inputs rounded to TF32 (checks.tf32_explains).  Only asked after a wrong answer."""
         args = make_arguments(self.spec, params, seed, self.device)
-        if not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in args):
+        if not names or not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in args):
             return False
         exact = self.expected(args)
-        work = [to_tf32(v) if isinstance(v, torch.Tensor) and v.dtype == torch.float32 and p.role != "out"
+        for truncate in (False, True):  # GPUs round (Ampere's cvt.rna) or truncate (measured on an H200)
+            tf32 = self._on_tf32_inputs(args, truncate)
+            if tf32 is not None and all(name in got and name in tf32 and tf32_explains(
+                    got[name].to(self.device), exact[name], tf32[name]) for name in names):
+                return True
+        return False
+
+    def _on_tf32_inputs(self, args: list, truncate: bool) -> dict[str, torch.Tensor] | None:
+        """The reference in float32 on its float32 inputs cut to TF32; None if it fails."""
+        work = [to_tf32(v, truncate) if isinstance(v, torch.Tensor) and v.dtype == torch.float32 and p.role != "out"
                 else (v.clone() if isinstance(v, torch.Tensor) else v) for v, p in zip(args, self.spec.parameters)]
         try:
             with torch.no_grad():
                 self.function(*work)
         except Exception:  # noqa: BLE001 - only a hint: the reference's own failure is reported elsewhere
-            return False
-        tf32 = {p.name: work[i] for i, p in enumerate(self.spec.parameters) if isinstance(p, Tensor) and p.role != "in"}
-        return bool(names) and all(name in got and name in tf32 and
-                                   tf32_explains(got[name].to(self.device), exact[name], tf32[name]) for name in names)
+            return None
+        return {p.name: work[i] for i, p in enumerate(self.spec.parameters) if isinstance(p, Tensor) and p.role != "in"}
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
         """Every tensor in ``got`` (from ``decode``) against the judge's own values (``within_memory``)."""
