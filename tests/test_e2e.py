@@ -225,3 +225,14 @@ def test_a_tf32_matmul_is_told_how_to_get_fp32():
     assert "rounded to TF32" in failed.message and 'input_precision="ieee"' in failed.message
     plain = judge("transpose_wrong_value.py")
     assert not any("TF32" in t.message for t in plain.tests)
+
+
+@pytest.mark.parametrize("cheat", ["cheat_deferred_torch_mode.py", "cheat_deferred_dispatch_mode.py",
+                                   "cheat_patched_cpu_mode.py"])
+def test_a_torch_mode_left_to_finish_the_outputs_inside_the_judge_is_caught(cheat):
+    """Red team 27: a torch function or dispatch mode (pushed at import, inside solve(), or the judge's own CPU
+    mode patched) intercepts even torch's C tensor methods, so it finished the outputs in the judge's code after
+    solve() returned; accepted before.  Now the modes are put back after every call and the call rejected."""
+    result = judge(cheat)
+    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
+    assert "torch function mode" in result.message or "torch dispatch mode" in result.message, result.message

@@ -65,7 +65,8 @@ def test_a_transpose_dishonest_once_it_spots_the_timed_phase_is_timed_honestly()
     honest = run(spec, SOLUTIONS / "transpose_torch_copy.py")
     cheat = run(spec, SOLUTIONS / "cheat_flush_aware_transpose.py")
     assert honest.verdict == Verdict.ACCEPTED, honest.message
-    assert honest.benchmarks[0]["disagreeing_calls"] == 0, honest.benchmarks[0]
+    bench = honest.benchmarks[0]  # a rare honest outlier may be flagged (H100: 1 call), never a pattern of them
+    assert bench["timer_trusted"] and bench["disagreeing_calls"] <= max(1, bench["calls"] // 10), bench
     _never_faster_than_physics(cheat, spec, honest.benchmarks[0]["median_ms"])
 
 
@@ -172,3 +173,12 @@ def test_two_judges_on_one_gpu_take_turns():
         for bench, ms in zip(doc["benchmarks"], alone_ms):
             assert bench["median_ms"] <= 1.1 * ms, (bench["median_ms"], ms)  # not spoiled by the other judge
             assert not bench.get("contention"), bench.get("gpu_checks")
+
+
+@pytest.mark.parametrize("cheat", ["cheat_deferred_torch_mode.py", "cheat_deferred_dispatch_mode.py"])
+def test_a_torch_mode_that_finishes_outputs_after_the_clock_is_caught_on_the_gpu(cheat):
+    """Red team 27: the mode ran inside the judge's digest after the synchronize (untimed work)."""
+    spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")
+    result = run(spec, SOLUTIONS / cheat)
+    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
+    assert "mode" in result.message

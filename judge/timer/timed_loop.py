@@ -45,6 +45,8 @@ from judge.timer.cover import Cover, Prepared
 from judge.timer.fills import Fill, pattern_of
 from judge.timer.flush import flush_buffer
 
+_C = torch._C  # the mode stacks' own functions (clear_hooks)
+
 
 def _c_method(name: str, fallback):
     """torch's C method of CUDA events (``record``, ``elapsed_time``...): a solution cannot patch those."""
@@ -67,9 +69,58 @@ _HOOKS = (sys.setprofile, sys.settrace, threading.setprofile, threading.settrace
 
 def clear_hooks() -> None:
     """Remove profile and trace hooks: one a solution set (sys.setprofile) runs its code inside the judge's
-    after solve() returns, where it saw which call the judge verifies (the red team, 2026-11-26)."""
+    after solve() returns, where it saw which call the judge verifies (the red team, 2026-11-26).  Torch
+    function and dispatch modes likewise: they intercept even torch's C tensor methods, so a mode the
+    solution left active finished its outputs inside the judge's digest, after the clock (red team 27)."""
     for hook in _HOOKS:
         hook(None)
+    _restore_modes()
+
+
+# The torch function and dispatch modes the worker runs with (CPU mode's cpu_device.CudaOnCpu), each with its
+# class's hook, as keep_modes() saw them before the solution loaded; what a call changed, for check_call.
+_MODES_KEPT: list = [[], []]
+_MODES_CHANGED: list = []
+
+
+def _modes() -> list:
+    function = [_C._get_function_stack_at(i) for i in range(_C._len_torch_function_stack())]
+    dispatch = [_C._get_dispatch_stack_at(i) for i in range(_C._len_torch_dispatch_stack())]
+    return [[(m, getattr(type(m), "__torch_function__", None)) for m in function],
+            [(m, getattr(type(m), "__torch_dispatch__", None)) for m in dispatch]]
+
+
+def keep_modes() -> None:
+    """Remember the modes active now (before the solution loads): every call must leave them as they are."""
+    _MODES_KEPT[:] = _modes()
+
+
+def _restore_modes() -> None:
+    """Put the kept modes back, alone and with their own hooks, if solve() pushed, popped or patched one."""
+    now = _modes()
+    for kind, (kept, found, pop, push, hook) in enumerate((
+            (_MODES_KEPT[0], now[0], _C._pop_torch_function_stack, _C._push_on_torch_function_stack, "__torch_function__"),
+            (_MODES_KEPT[1], now[1], _pop_dispatch_mode, _C._push_on_torch_dispatch_stack, "__torch_dispatch__"))):
+        if [(id(m), h) for m, h in found] == [(id(m), h) for m, h in kept]:
+            continue
+        _MODES_CHANGED.append(("a torch function mode", "a torch dispatch mode")[kind])
+        for _ in found:
+            pop()
+        for mode, original in kept:
+            if getattr(type(mode), hook, None) is not original:
+                setattr(type(mode), hook, original)
+            push(mode)
+
+
+def _pop_dispatch_mode() -> None:
+    _C._pop_torch_dispatch_stack(None)  # None: a user mode (not one of torch's own infra modes)
+
+
+def modes_changed() -> list[str]:
+    """What solve() did to the torch modes since the last call (emptied as it is read)."""
+    changed = sorted(set(_MODES_CHANGED))
+    _MODES_CHANGED.clear()
+    return changed
 
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
@@ -148,7 +199,7 @@ def warmup(loop: TimedLoop, case_seed: int) -> list[float]:
 def outputs_digest(spec, args: list) -> list:
     """Sums of the output and inout tensors' 32-bit words: all of them, every second and every third (so a
     permutation, a sort finished later, changes it), as device tensors through torch's C methods (no
-    patch of ``torch.Tensor`` reaches them): computing it queues work and waits for none."""
+    patch of ``torch.Tensor`` reaches them, and clear_hooks removed any torch mode the solution left): computing it queues work and waits for none."""
     parts = []
     for i, p in tensor_params(spec):
         if p.role == "in" or not args[i].numel():

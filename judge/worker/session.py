@@ -100,6 +100,7 @@ class Session:
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/base/bytecode.py)
+            timed_loop.keep_modes()  # CPU mode's, if any: every call must leave the modes as they are now
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.judge_threads = {thread.ident for thread in threading.enumerate()}
             self.protections = self.confine()
@@ -210,7 +211,7 @@ class Session:
         """After every call, outside any timed region: the judge's code is as it was, torch's state
         is set back, the arguments still view the judge's buffers and nothing wrote outside them
         (integrity.py, guarded.py).  Raises ArgumentsTampered."""
-        problems = self.code_kept() + self.threads_left()
+        problems = self.code_kept() + self.threads_left() + self.modes_left()
         self.restore_state()
         if self.sealed is None:
             if problems:
@@ -240,6 +241,13 @@ class Session:
             return []
         return [f"solve() left {len(alive)} thread(s) of its own running ({', '.join(alive[:4])}): a call's work "
                 "must be done when solve() returns, and work a thread does afterwards is not timed"]
+
+    @staticmethod
+    def modes_left() -> list[str]:
+        """A torch function or dispatch mode solve() left behind (or changed): it ran inside the judge's own
+        code after the call, where it could finish the outputs untimed (timed_loop.clear_hooks removed it)."""
+        return [f"solve() left {what} active: it would run inside the judge's code after the call, so the call's "
+                "results and times cannot be trusted" for what in timed_loop.modes_changed()]
 
     def code_kept(self) -> list[str]:
         """The judge's own code in this process, put back if the solution changed it (integrity.Fingerprint)."""
@@ -294,8 +302,9 @@ class Session:
         else:
             args = self.arguments(header["params"], int(header["seed"]))
         if header.get("outputs") == "zero":  # the judge's diagnosis of a failure (runner.diagnose_uninitialised)
+            kept = shipped.kept_outputs(self.spec.parameters, header["inputs"]) if "inputs" in header else ()
             for index, param in tensor_args.tensor_params(self.spec):
-                if param.role == "out":
+                if param.role == "out" and param.name not in kept:  # kept: they start as the challenge made them
                     args[index].zero_()
         elapsed_ms = self.timed_call(args)
         self.check_call()
