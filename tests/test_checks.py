@@ -155,3 +155,16 @@ def test_a_matmul_on_tf32_rounded_inputs_is_told_from_other_errors():
         to_tf32(a, truncate=True)[:, 40:] @ to_tf32(b, truncate=True)[40:]  # as an H200's tensor cores read them
     assert tf32_explains(cut, exact, to_tf32(a, truncate=True) @ to_tf32(b, truncate=True))
     assert not tf32_explains(cut, exact, tf32)  # the other emulation does not explain it: both are tried
+
+
+
+def test_the_hints_stay_quiet_where_they_cannot_know():
+    """Red team 27: bool outputs (True is poison and a value), non-float outputs for TF32, NaN inputs."""
+    from judge.judging.checks import tf32_explains, to_tf32
+
+    flags = torch.tensor([False, False, True, True])
+    result = compare_output("f", flags, torch.tensor([False, False, False, False]), EXACT, poison=True)
+    assert "triton.cdiv" not in result.message()
+    assert not tf32_explains(torch.tensor([True]), torch.tensor([False]), torch.tensor([True]))
+    nan = torch.tensor([-1], dtype=torch.int32).view(torch.float32)  # a NaN whose payload is all ones
+    assert torch.isnan(to_tf32(nan)).all() and torch.isnan(to_tf32(nan, truncate=True)).all()

@@ -13,7 +13,7 @@ def test_every_way_of_naming_the_gpu_gives_the_cpu_and_is_counted():
         made = [torch.zeros(3, device="cuda"), torch.full((2,), 1.0, device=torch.device("cuda", 0)),
                 torch.empty_like(x, device="cuda:0"), x.new_zeros(4, device="cuda"), torch.arange(5, device="cuda"),
                 torch.tensor([1, 2], device="cuda"), x.cuda(), x.to("cuda"), x.to(device="cuda"),
-                x.to(torch.device("cuda"), non_blocking=True)]
+                x.to(torch.device("cuda"), non_blocking=True), x.to(0), torch.zeros(2, device=0)]
         assert all(t.device.type == "cpu" for t in made)
         assert mode.count == len(made)
         assert x.to(torch.float64).dtype == torch.float64 and (x + 1).device.type == "cpu"

@@ -196,6 +196,12 @@ def test_an_output_is_told_initialised_by_what_the_generator_left_in_it():
     assert {name for name, t in made.items() if initialised(t)} == {
         "zeros", "int_zeros", "full", "filled", "bool_zeros"}
     assert not initialised(torch.empty(0)) and not initialised(torch.empty(3, device="meta"))
+    with PoisonedEmpty() as mode:  # red team 27: what made the tensor decides where values cannot
+        ones, empty_bool = torch.ones(2, dtype=torch.bool), torch.empty(2, dtype=torch.bool)
+        scratch = torch.empty(2, dtype=torch.complex64)  # not a spec dtype: left alone, no crash
+        view = torch.empty(6)[2:]
+    assert mode.initialised(ones) and not mode.initialised(empty_bool) and not mode.initialised(view)
+    assert not mode.initialised(scratch) and mode.initialised(torch.zeros(1))
 
 
 def test_the_reference_checks_outputs_inputs_and_unwritten_elements():

@@ -290,7 +290,7 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
     skipped (CPU mode); the example test always runs.
     """
     instance, file = spec.instance(device), Path(spec.source) / MODULE_FILE
-    with _seeded(seed, device) as generator, PoisonedEmpty():
+    with _seeded(seed, device) as generator, PoisonedEmpty() as made:
         example = _call(instance, "generate_example_test", file)
         functional = _call(instance, "generate_functional_test", file)
         examples = example if isinstance(example, list) else [example]
@@ -298,8 +298,8 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
             raise LeetGpuError(f"{file}: generate_functional_test() returned a {type(functional).__name__}, "
                                "expected a list of dicts")
         cases = [_case(spec, f"example-{i + 1}" if len(examples) > 1 else "example", "example", test,
-                       device, generator) for i, test in enumerate(examples)]
-        cases += [_case(spec, f"functional-{i + 1}", "functional", test, device, generator)
+                       device, generator, made) for i, test in enumerate(examples)]
+        cases += [_case(spec, f"functional-{i + 1}", "functional", test, device, generator, made)
                   for i, test in enumerate(functional)]
     if cpu_budget is None:
         return cases, []
@@ -310,10 +310,10 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
 def build_performance_test(spec: LeetGpuSpec, device: str, seed: int) -> ShippedCase:
     """The performance test (the benchmark), built like the functional tests."""
     instance = spec.instance(device)
-    with _seeded(seed, device) as generator, PoisonedEmpty():
+    with _seeded(seed, device) as generator, PoisonedEmpty() as made:
         test = _call(instance, "generate_performance_test", Path(spec.source) / MODULE_FILE)
         test = test[0] if isinstance(test, list) and test else test
-        return _case(spec, "performance", "benchmark", test, device, generator)
+        return _case(spec, "performance", "benchmark", test, device, generator, made)
 
 
 def performance_size(spec: LeetGpuSpec) -> tuple[str, int]:
@@ -344,7 +344,8 @@ class _seeded:
         return self.fork.__exit__(*exc)
 
 
-def _case(spec: LeetGpuSpec, name: str, kind: str, test, device: str, generator) -> ShippedCase:
+def _case(spec: LeetGpuSpec, name: str, kind: str, test, device: str, generator,
+          made: PoisonedEmpty | None = None) -> ShippedCase:
     """One test dict as a ShippedCase: every signature name present, tensors of the declared dtype."""
     file = Path(spec.source) / MODULE_FILE
     if not isinstance(test, dict):
@@ -356,7 +357,8 @@ def _case(spec: LeetGpuSpec, name: str, kind: str, test, device: str, generator)
     for p in spec.parameters:
         value = test[p.name]
         if isinstance(p, Tensor):
-            if p.role == "out" and (initialised(value) if isinstance(value, torch.Tensor)
+            if p.role == "out" and ((made.initialised(value) if made else initialised(value))
+                                    if isinstance(value, torch.Tensor)
                                     else type(value).__name__ == "FullTensor"):  # a descriptor filled on purpose
                 kept.add(p.name)
             arguments[p.name], roles[p.name] = _tensor_value(p, value, device, generator, f"{file}: {name} test",
@@ -383,17 +385,32 @@ class PoisonedEmpty(TorchFunctionMode):
     function mode: it holds in this thread only (grade judges in several at once)."""
 
     EMPTY = frozenset({torch.empty, torch.empty_like, torch.empty_strided, torch.Tensor.new_empty})
+    POISONED = frozenset(TORCH_DTYPES.values())  # the spec dtypes; a complex scratch tensor is left alone
+
+    def __init__(self):
+        super().__init__()
+        self.made: dict[int, torch.Tensor] = {}  # by id, held so that no id is reused while the generator runs
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if func in self.EMPTY and isinstance(out, torch.Tensor) and out.device.type != "meta" and out.numel():
-            poison_(out)
+        if func in self.EMPTY and isinstance(out, torch.Tensor):
+            self.made[id(out)] = out
+            if out.device.type != "meta" and out.numel() and out.dtype in self.POISONED:
+                poison_(out)
         return out
+
+    def initialised(self, tensor: torch.Tensor) -> bool:
+        """Whether a generator's output tensor starts with values it gave it: one made otherwise than by
+        torch.empty and kin (torch.zeros, torch.ones(bool)...), or an empty one it filled afterwards."""
+        base = tensor if tensor._base is None else tensor._base
+        if id(base) not in self.made:
+            return tensor.device.type != "meta"
+        return initialised(tensor)
 
 
 def initialised(tensor: torch.Tensor) -> bool:
-    """Whether a generator's output tensor holds anything but the poison PoisonedEmpty fills in."""
-    if tensor.device.type == "meta" or not tensor.numel():
+    """Whether a tensor made by torch.empty under PoisonedEmpty holds anything but the poison filled in."""
+    if tensor.device.type == "meta" or not tensor.numel() or tensor.dtype not in PoisonedEmpty.POISONED:
         return False
     if tensor.dtype.is_floating_point:
         return bool((~torch.isnan(tensor)).any())

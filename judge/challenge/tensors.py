@@ -28,8 +28,8 @@ def poison_value(dtype: torch.dtype):
         return float("nan")
     if dtype == torch.bool:
         return True  # a bool cannot be poisoned for sure; documented in docs/spec-format.md
-    if dtype == torch.uint32:
-        return torch.iinfo(dtype).max  # its minimum is 0, the commonest value there is
+    if dtype in (torch.uint8, torch.uint32):
+        return torch.iinfo(dtype).max  # their minimum is 0, the commonest value there is (red team 27: uint8)
     return torch.iinfo(dtype).min
 
 

@@ -117,7 +117,7 @@ def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None
         is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
         unwritten = is_poison & bad_mask
         result.unwritten = int(unwritten.sum())
-        if result.unwritten:
+        if result.unwritten and not isinstance(poison, bool):  # True: a bool's poison and a legal value alike
             result.notes += _tail_note(unwritten)
     flat = int(bad_mask.reshape(-1).nonzero()[0])
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
@@ -149,6 +149,8 @@ def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) ->
     """Whether ``got`` is a TF32 matmul's answer: far closer (10x) to the reference run on inputs rounded to
     TF32 than to the exact one, where rounding the inputs changes the answer at all.  TF32 rounding is
     deterministic, so two TF32 results differ only by their fp32 summation order."""
+    if not (got.dtype.is_floating_point and exact.dtype.is_floating_point):
+        return False  # a count or a flag that rounding flips is no matmul's precision
     got64, exact64, tf64 = (t.to(torch.float64) for t in (got, exact, tf32))
     if not (torch.isfinite(got64).all() and torch.isfinite(tf64).all()):
         return False
@@ -160,8 +162,10 @@ def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) ->
 def to_tf32(t: torch.Tensor, truncate: bool = False) -> torch.Tensor:
     """float32 values cut to TF32's 10-bit mantissa: rounded to nearest (Triton's cvt.rna before an Ampere
     mma), or truncated (what an H200's tensor cores gave tl.dot's tf32, measured: docs/benchmarks.md)."""
-    bits = t.to(torch.float32).contiguous().view(torch.int32)
-    return ((bits if truncate else bits + 0x1000) & ~0x1FFF).view(torch.float32)
+    t = t.to(torch.float32).contiguous()
+    bits = t.view(torch.int32)
+    cut = ((bits if truncate else bits + 0x1000) & ~0x1FFF).view(torch.float32)
+    return torch.where(torch.isfinite(t), cut, t)  # a NaN's payload must not carry into ±0
 
 
 def compare_input(name: str, after: torch.Tensor, before: torch.Tensor) -> Mismatch:

@@ -25,6 +25,8 @@ _MOVES = {torch.Tensor.to, torch.Tensor.cuda}  # the methods whose positional ar
 def _is_cuda(value) -> bool:
     if isinstance(value, torch.device):
         return value.type == "cuda"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True  # a bare index (device=0, x.to(0)) names a CUDA device
     return isinstance(value, str) and _CUDA_NAME.fullmatch(value) is not None
 
 
