@@ -118,8 +118,8 @@ def test_more_than_one_gpu_is_refused_when_resolving_but_listed():
 def test_list_orders_by_difficulty_and_sizes_the_performance_test_without_memory():
     listed = list_folder(CHALLENGES)
     assert [item.folder.name for item in listed] == [
-        "1_vec_add", "2_count_positive", "7_histogram", "3_half_scale", "4_inplace_affine", "5_sum_diff",
-        "6_xor_mask"]
+        "1_vec_add", "2_count_positive", "7_histogram", "3_half_scale", "4_inplace_affine", "8_matmul",
+        "5_sum_diff", "6_xor_mask"]
     assert all(not item.problem for item in listed)
     assert performance_size(load_folder(VEC_ADD)) == ("N=4194304", 3 * 4 * (1 << 22))
 
@@ -239,7 +239,7 @@ def cli():
 
 def test_cli_list_of_a_folder_says_what_can_run_and_why_not(cli):
     result = cli("list", CHALLENGES)
-    assert result.exit_code == 0 and "7 of 7 challenges can run" in result.output
+    assert result.exit_code == 0 and "8 of 8 challenges can run" in result.output
     assert "N=4194304 (50.3 MB)" in result.output and "medium" in result.output
     result = cli("list", BROKEN)
     assert result.exit_code == 0 and "0 of 3 challenges can run" in result.output

@@ -73,3 +73,11 @@ def test_a_histogram_counted_with_atomics_into_its_zeroed_output_is_accepted():
     result = judge("easy/7_histogram", "leetgpu_histogram_atomic.py")
     assert result.verdict == Verdict.ACCEPTED, result.message
     assert [t.name for t in result.tests][:2] == ["example", "functional-1"]
+
+
+def test_a_tf32_matmul_on_a_leetgpu_folder_is_told_how_to_get_fp32():
+    """As published LeetGPU matmuls with tl.dot's default precision were: rejected, now with the fix."""
+    result = judge("medium/8_matmul", "leetgpu_matmul_tf32_sim.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert "rounded to TF32" in failed.message and 'input_precision="ieee"' in failed.message

@@ -83,3 +83,10 @@ def test_an_uninitialised_accumulation_is_diagnosed_on_the_gpu():
     result = judge_solution(spec, str(SOLUTIONS / "reduce_sum_atomic_unzeroed.py"), Options(seed=1, benchmark=False))
     failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
     assert failed.details.get("passes_with_zeroed_outputs") is True and "output.zero_()" in failed.message
+
+
+def test_a_default_precision_tl_dot_on_a_folder_gets_the_tf32_hint():
+    result = run(CHALLENGES / "medium" / "8_matmul", SOLUTIONS / "leetgpu_matmul_tf32.py", benchmark=False)
+    failed = [t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER]
+    assert result.verdict == Verdict.WRONG_ANSWER and failed, result.message
+    assert all("rounded to TF32" in t.message for t in failed), failed[0].message

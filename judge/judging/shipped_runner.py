@@ -12,6 +12,7 @@ the ``bench`` request and every timed call copies them).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 
@@ -20,7 +21,7 @@ from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_t
 from judge.challenge.shipped import input_payload
 from judge.challenge.spec import Tensor
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
-from judge.judging.checks import Mismatch, compare_input, compare_output
+from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains, to_tf32
 from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
@@ -68,6 +69,23 @@ class ShippedReference:
                 results.append(compare_output(p.name, returned, expected[p.name], self.spec.tolerance, None, poison))
         return results
 
+    def tf32_explains_case(self, case: ShippedCase, got: dict[str, torch.Tensor], names: list[str]) -> bool:
+        """Whether the failed outputs ``names`` are a TF32 matmul's: ``reference_impl`` on the case's float32
+        inputs cut to TF32, rounded or truncated (checks.tf32_explains, as Reference.tf32_explains)."""
+        exact = self.expected(case)
+        for truncate in (False, True):
+            arguments = {name: to_tf32(value, truncate) if isinstance(value, torch.Tensor) and
+                         value.dtype == torch.float32 and case.roles.get(name) != "out" else value
+                         for name, value in case.arguments.items()}
+            try:
+                tf32 = expected_outputs(self.instance, replace(case, arguments=arguments), self.spec.source)
+            except Exception:  # noqa: BLE001 - only a hint
+                return False
+            if names and all(name in got and name in tf32 and tf32_explains(
+                    got[name].to(self.device), exact[name], tf32[name]) for name in names):
+                return True
+        return False
+
     # -- the Reference interface of the benchmark stage ---------------------------------
     def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
         return self.case_sizes(self.benchmark, outputs_only)
@@ -109,7 +127,11 @@ class ShippedRunner(Runner):
 
     def check_reply(self, case: ShippedCase, seed: int, header: dict, blobs: list) -> list:
         got = decode_reply(self.reference.tensors_of(case, outputs_only=False), header, blobs)
+        self.last_got = got  # for a hint if the check fails (Runner.looks_like_tf32)
         return within_memory(self.reference.check_case, case, got)
+
+    def tf32_explains(self, case: ShippedCase, seed: int, names: list[str]) -> bool:
+        return self.reference.tf32_explains_case(case, self.last_got, names)
 
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a LeetGPU test's tensors come from its generator, not from sizes the judge can shrink."""
