@@ -125,3 +125,42 @@ def test_a_failing_reference_is_a_spec_error_not_the_solutions(cli, tmp_path):
     result = cli("run", spec, SOLUTIONS / "transpose_ok.py", "--seed", "1")
     assert result.exit_code == 2
     assert "reference bug" in result.output and "not in your solution" in result.output
+
+
+@pytest.mark.parametrize("command", [["run", "transpose", "SOLUTION"], ["rank", "transpose", "SOLUTION"],
+                                     ["grade", "transpose", "SOLUTION"], ["sweep", "transpose", "SOLUTION"]])
+def test_ctrl_c_exits_130_with_interrupted_not_1(cli, monkeypatch, command):
+    """Issue 29: click turned Ctrl-C into "Aborted!" and exit 1, a rejection's status, so CI counted an
+    interrupted run as a failed one."""
+    import judge.challenge.catalog as catalog
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(catalog, "load_challenge", interrupt)  # every command loads its challenge first
+    args = [str(SOLUTIONS / "transpose_ok.py") if a == "SOLUTION" else a for a in command]
+    result = cli(*args)
+    assert result.exit_code == 130, (result.exit_code, result.output)
+    assert "interrupted" in result.output and "Aborted" not in result.output
+
+
+def test_every_judging_command_lists_its_exit_statuses_in_its_help(cli):
+    for command in ("run", "rank", "sweep", "grade"):
+        text = " ".join(cli(command, "--help").output.split())
+        for status in ("0 ", "1 ", "2 usage error", "3 internal error", "130 ", "143 "):
+            assert status in text, (command, status)
+
+
+def test_a_named_gpu_that_is_not_there_is_a_usage_error(cli, monkeypatch):
+    """Issue 29: --device cuda:7 without that GPU ran in CPU mode and said ACCEPTED, exit 0."""
+    import torch
+
+    result = cli("run", "transpose", SOLUTIONS / "transpose_ok.py", "--device", "cuda:7")
+    if not torch.cuda.is_available():
+        assert result.exit_code == 2 and "no CUDA device" in result.output, result.output
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i: f"Test GPU {i}")
+    result = cli("run", "transpose", SOLUTIONS / "transpose_ok.py", "--device", "cuda:7")
+    assert result.exit_code == 2 and "this machine has 2: cuda:0 (Test GPU 0), cuda:1 (Test GPU 1)" in result.output
+    assert cli("rank", "transpose", SOLUTIONS / "transpose_ok.py", "--device", "gpu9").exit_code == 2

@@ -25,7 +25,10 @@ class JudgeGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except (KeyboardInterrupt, click.Abort):  # click would say "Aborted!" and exit 1, a rejection's status
+            click.echo("interrupted", err=True)
+            sys.exit(ExitCode.INTERRUPTED)
+        except (click.ClickException, click.exceptions.Exit):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if ctx.obj and ctx.obj.get("debug"):

@@ -60,7 +60,8 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
     judge grade --dir submissions/            submissions/<who>/<challenge>.py
 
     Exit status: 0 when all are accepted (or --min-pass is met), 1 otherwise,
-    2 for a usage error, 130 when interrupted (the outputs are kept).
+    2 usage error, 3 internal error, 130 when interrupted (the outputs are kept),
+    143 stopped by SIGTERM.
     """
     with user_errors(GradeError):  # the grading code's usage errors: exit 2, as click's own
         rule = pass_rule(min_pass)

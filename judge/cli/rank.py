@@ -61,7 +61,7 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
     Solutions are timed together in interleaved rounds; the score is the
     geometric mean over the benchmark cases of median times.  In CPU mode the
     ranking is by correctness only.  Exit status: 0 all accepted, 1 any
-    rejected, 2 usage error.
+    rejected, 2 usage error, 3 internal error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM.
     """
     from judge.report.plots import rank_chart, write_plot
     from judge.ranking.rank_runner import rank_solutions
@@ -99,7 +99,8 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
     """Bandwidth (or TFLOP/s) against size for each SOLUTION, with torch and the peak (GPU only).
 
     Every timed call is verified; the full functional tests are not run
-    (judge rank runs them).  Exit status: 0 all timed, 1 any failed, 2 usage error.
+    (judge rank runs them).  Exit status: 0 all timed, 1 any failed, 2 usage error,
+    3 internal error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM.
     """
     from judge.report.plots import sweep_chart, write_plot
     from judge.report.ranking_tables import render_sweep

@@ -16,8 +16,11 @@ from judge.cli.history import history_options
 
 
 def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
-    from judge.judging.runner import Options
+    from judge.judging.runner import Options, missing_device
 
+    problem = missing_device(device, interpret)
+    if problem:
+        raise UserError(problem)
     return Options(seed=seed, interpret=interpret, device=device, timeout=timeout,
                    compile_timeout=compile_timeout, **extra)
 
@@ -42,7 +45,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py).
 
-    Exit status: 0 accepted, 1 rejected, 2 usage error.
+    Exit status: 0 accepted, 1 rejected, 2 usage error, 3 internal error,
+    130 interrupted (Ctrl-C), 143 stopped by SIGTERM.
     """
     from judge.worker.client import spawn_early
 

@@ -36,6 +36,9 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
 
     Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
     picks it), so that each judgement's times compare with the previous one's.
+
+    Exit status: 130 when Ctrl-C stops it (its normal end), 2 usage error, 3 internal error,
+    143 stopped by SIGTERM.
     """
     from judge.watch.run_changes import changes_between
     from judge.watch.file_watch import FileWatcher, signature

@@ -29,7 +29,7 @@ from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.limits import Limits
 
-__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode"]
+__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device"]
 
 UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
                       "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
@@ -117,6 +117,28 @@ def detect_mode(options: Options) -> tuple[bool, str]:
     if options.interpret or not torch.cuda.is_available():
         return True, "cpu"
     return False, options.device or "cuda:0"
+
+
+def missing_device(device: str | None, interpret: bool) -> str | None:
+    """Why the device the user named (``--device``) cannot be judged on; None when it can, or none was
+    named.  A named GPU that is not there used to fall back to CPU mode and say ACCEPTED (issue 29)."""
+    if interpret or not device:
+        return None
+    try:
+        wanted = torch.device(device)
+    except (RuntimeError, ValueError):
+        return f"--device {device}: not a device name (e.g. cuda:1)"
+    if wanted.type != "cuda":
+        return f"--device {device}: the judge runs on CUDA devices; --interpret is CPU mode"
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if count == 0:
+        return (f"--device {device}: this machine has no CUDA device torch can use; leave --device out (or "
+                "pass --interpret) to judge in CPU mode")
+    index = wanted.index if wanted.index is not None else 0
+    if index >= count:
+        there = ", ".join(f"cuda:{i} ({torch.cuda.get_device_name(i)})" for i in range(count))
+        return f"--device {device}: no such device here; this machine has {count}: {there}"
+    return None
 
 
 def environment(device: str) -> dict:
