@@ -64,6 +64,9 @@ def test_top_level_must_be_mapping():
     ({"reference": "x = 1"}, "reference", "def reference"),
     ({"reference": "def reference(:\n"}, "reference", "syntax error"),
     ({"colour": "blue"}, "colour", "unknown field"),
+    ({"tolerence": {"kind": "exact"}}, "tolerence", "did you mean 'tolerance'?"),  # issue 29: a typo
+    ({"tolerance": {"kind": "close", "rtoll": 1e-3}}, "tolerance.rtoll", "did you mean 'rtol'?"),
+    ({"cost": {"byts": "rows"}}, "cost.byts", "did you mean 'bytes'?"),
     ({"cost": {"bytes": "rows * colz"}}, "cost.bytes", "unknown name 'colz'"),
     ({"cost": {"bytes": "rows // (rows - 1)"}}, "cost.bytes", "failed"),
     ({"cost": {"bound": "latency"}}, "cost.bound", "memory, compute"),

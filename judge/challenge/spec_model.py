@@ -5,6 +5,7 @@ No I/O: judge/challenge/spec.py reads and validates the YAML into these.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from judge.challenge import expr
@@ -20,6 +21,13 @@ MAX_FILE_BYTES = 1_000_000
 # Default largest value of each size parameter in interpret (CPU) mode; the
 # interpreter costs ~0.3 ms per program instance, so keep grids small.
 DEFAULT_INTERPRET_MAX = 48
+
+
+def unknown_key(key: str, allowed) -> str:
+    """The message for a key the spec does not know: the closest allowed one first (a typo), then them all."""
+    close = difflib.get_close_matches(str(key), [str(a) for a in allowed], n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {hint}allowed: {', '.join(sorted(map(str, allowed)))}"
 
 
 class ReferenceError_(RuntimeError):

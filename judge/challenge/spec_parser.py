@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from judge.challenge import expr
-from judge.challenge.spec_model import (BOUNDS, DEFAULT_INTERPRET_MAX, DIFFICULTIES, FLOAT_DTYPES, TOLERANCE_KINDS,
+from judge.challenge.spec_model import (unknown_key, BOUNDS, DEFAULT_INTERPRET_MAX, DIFFICULTIES, FLOAT_DTYPES, TOLERANCE_KINDS,
                                         SizeCase, Spec, Tensor, Tolerance)
 from judge.challenge.spec_signature import SignatureReader, is_int, is_number
 
@@ -29,7 +29,7 @@ class SpecParser(SignatureReader):
     def spec(self) -> Spec:
         unknown = sorted(set(map(str, self.data)) - self.KNOWN)
         if unknown:
-            self.fail(unknown[0], f"unknown field; allowed: {', '.join(sorted(self.KNOWN))}")
+            self.fail(unknown[0], unknown_key(unknown[0], self.KNOWN).replace("unknown key", "unknown field"))
         name = self.text("name", pattern_check=True)
         self.type_parameters = self.dtypes()
         sizes = self.sizes()
@@ -119,7 +119,7 @@ class SpecParser(SignatureReader):
             self.fail("tolerance.kind", f"expected one of {', '.join(TOLERANCE_KINDS)}, got {kind!r}")
         extra = set(raw) - {"kind", "atol", "rtol"}
         if extra:
-            self.fail(f"tolerance.{sorted(extra)[0]}", "unknown key; allowed: kind, atol, rtol")
+            self.fail(f"tolerance.{sorted(extra)[0]}", unknown_key(sorted(extra)[0], ("kind", "atol", "rtol")))
         for key in ("atol", "rtol"):
             value = raw.get(key, 0.0)
             if not is_number(value) or value < 0 or not math.isfinite(value):
@@ -134,7 +134,7 @@ class SpecParser(SignatureReader):
             self.fail("tests", "expected a mapping with 'sizes' (a list) and 'random' (a count)")
         extra = set(raw) - {"sizes", "random"}
         if extra:
-            self.fail(f"tests.{sorted(extra)[0]}", "unknown key; allowed: sizes, random")
+            self.fail(f"tests.{sorted(extra)[0]}", unknown_key(sorted(extra)[0], ("sizes", "random")))
         random_tests = raw.get("random", 4)
         if not is_int(random_tests) or not 0 <= random_tests <= 100:
             self.fail("tests.random", f"expected a count from 0 to 100, got {random_tests!r}")
@@ -169,7 +169,7 @@ class SpecParser(SignatureReader):
             self.fail("cost", "expected a mapping with 'bytes', 'flops' and 'bound'")
         extra = set(raw) - {"bytes", "flops", "bound"}
         if extra:
-            self.fail(f"cost.{sorted(extra)[0]}", "unknown key; allowed: bytes, flops, bound")
+            self.fail(f"cost.{sorted(extra)[0]}", unknown_key(sorted(extra)[0], ("bytes", "flops", "bound")))
         for key in ("bytes", "flops"):
             self.formula(f"cost.{key}", raw.get(key, 0), sizes)
         bound = raw.get("bound", "memory")

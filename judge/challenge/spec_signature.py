@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from judge.challenge import expr
-from judge.challenge.spec_model import DISTRIBUTIONS, DTYPES, FLOAT_DTYPES, ROLES, Init, Scalar, SpecError, Tensor
+from judge.challenge.spec_model import (DISTRIBUTIONS, DTYPES, FLOAT_DTYPES, ROLES, Init, Scalar, SpecError, Tensor,
+                                       unknown_key)
 
 
 class SignatureReader:
@@ -120,7 +121,7 @@ class SignatureReader:
         allowed = {"dist", "low", "high", "mean", "std", "value"}
         extra = set(raw) - allowed
         if extra:
-            self.fail(f"{where}.{sorted(extra)[0]}", f"unknown key; allowed: {', '.join(sorted(allowed))}")
+            self.fail(f"{where}.{sorted(extra)[0]}", unknown_key(sorted(extra)[0], allowed))
         for key in allowed - {"dist"}:
             if key in raw and not is_number(raw[key]):
                 self.fail(f"{where}.{key}", f"expected a number, got {raw[key]!r}")
