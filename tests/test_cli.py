@@ -164,3 +164,15 @@ def test_a_named_gpu_that_is_not_there_is_a_usage_error(cli, monkeypatch):
     result = cli("run", "transpose", SOLUTIONS / "transpose_ok.py", "--device", "cuda:7")
     assert result.exit_code == 2 and "this machine has 2: cuda:0 (Test GPU 0), cuda:1 (Test GPU 1)" in result.output
     assert cli("rank", "transpose", SOLUTIONS / "transpose_ok.py", "--device", "gpu9").exit_code == 2
+
+
+def test_version_says_where_history_and_caches_go_and_judge_home_moves_them(cli, monkeypatch, tmp_path):
+    """Issue 29: history and caches landed in ~/.local/share and ~/.cache with no word of it."""
+    for name in ("JUDGE_DATA_DIR", "JUDGE_CACHE_DIR", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JUDGE_HOME", str(tmp_path))
+    result = cli("--version")
+    assert result.exit_code == 0 and "judge, version" in result.output
+    assert f"history: {tmp_path / 'data'}" in result.output and f"cache:   {tmp_path / 'cache'}" in result.output
+    monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path / "elsewhere"))  # the narrower variable wins
+    assert f"history: {tmp_path / 'elsewhere'}" in cli("--version").output

@@ -5,14 +5,28 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "private_folder"]
+__all__ = ["cache_dir", "data_dir", "private_folder"]
 
 
 def cache_dir() -> Path:
-    """``$JUDGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/judge``, else ``~/.cache/judge``."""
+    """What the judge may rebuild (peaks, baselines, compiled kernels, the server's socket):
+    ``$JUDGE_CACHE_DIR``, else ``$JUDGE_HOME/cache``, else ``$XDG_CACHE_HOME/judge``, else ``~/.cache/judge``."""
     if os.environ.get("JUDGE_CACHE_DIR"):
         return Path(os.environ["JUDGE_CACHE_DIR"])
+    if os.environ.get("JUDGE_HOME"):
+        return Path(os.environ["JUDGE_HOME"]) / "cache"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "judge"
+
+
+def data_dir() -> Path:
+    """What the judge keeps (the history): ``$JUDGE_DATA_DIR``, else ``$JUDGE_HOME/data``, else
+    ``$XDG_DATA_HOME/judge``, else ``~/.local/share/judge``."""
+    if os.environ.get("JUDGE_DATA_DIR"):
+        return Path(os.environ["JUDGE_DATA_DIR"])
+    if os.environ.get("JUDGE_HOME"):
+        return Path(os.environ["JUDGE_HOME"]) / "data"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "judge"
 
 

@@ -40,8 +40,19 @@ class JudgeGroup(click.Group):
             sys.exit(ExitCode.INTERNAL)
 
 
+def _print_version(ctx: click.Context, _param, value: bool) -> None:
+    """``judge --version``: the version, then the folders it writes ($JUDGE_HOME and XDG move them)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from judge.base.paths import cache_dir, data_dir
+
+    click.echo(f"judge, version {__version__}\nhistory: {data_dir()}\ncache:   {cache_dir()}")
+    ctx.exit()
+
+
 @click.group(cls=JudgeGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="judge")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and where the judge keeps its history and caches, and exit.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 @click.option("--challenges-dir", "challenges_dirs", multiple=True, metavar="DIR",
               type=click.Path(exists=True, file_okay=False),

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from judge.base.paths import data_dir
+
 __all__ = ["HistoryError", "data_dir", "default_db_path", "connect", "migrate", "schema_version", "transaction",
            "MIGRATIONS", "record_result", "file_hash", "accepted_runs", "untimed_accepted", "recent_runs",
            "benchmarks_of"]
@@ -30,14 +32,6 @@ DB_NAME = "history.db"
 
 class HistoryError(RuntimeError):
     """The history database cannot be used (the message says why)."""
-
-
-def data_dir() -> Path:
-    """``$JUDGE_DATA_DIR``, else ``$XDG_DATA_HOME/judge``, else ``~/.local/share/judge``."""
-    if os.environ.get("JUDGE_DATA_DIR"):
-        return Path(os.environ["JUDGE_DATA_DIR"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "judge"
 
 
 def default_db_path(explicit: str | None = None) -> Path:
