@@ -24,7 +24,7 @@ import torch
 
 from judge.challenge.spec import Tolerance
 
-__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "to_tf32"]
+__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "tf32_explains_all", "tf32_input", "to_tf32"]
 
 
 @dataclass
@@ -157,6 +157,27 @@ def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) ->
     off_exact, off_tf32 = float((got64 - exact64).abs().max()), float((got64 - tf64).abs().max())
     changed = float((tf64 - exact64).abs().max())
     return changed > 0 and off_tf32 <= 0.1 * off_exact
+
+
+def tf32_explains_all(got: dict, exact: dict, names: list[str], on_tf32_inputs) -> bool:
+    """Whether every failed output in ``names`` is a TF32 matmul's (``tf32_explains``), for inputs cut to TF32
+    either way GPUs do it: rounded (Ampere's cvt.rna) or truncated (measured on an H200).
+    ``on_tf32_inputs(truncate)``: the reference's outputs by name on the cut inputs, or None if it failed."""
+    if not names:
+        return False
+    for truncate in (False, True):
+        tf32 = on_tf32_inputs(truncate)
+        if tf32 is not None and all(name in got and name in tf32 and tf32_explains(
+                got[name].to(exact[name].device), exact[name], tf32[name]) for name in names):
+            return True
+    return False
+
+
+def tf32_input(value, role: str, truncate: bool):
+    """A reference argument with TF32's precision: float32 inputs cut, everything else as it is."""
+    if isinstance(value, torch.Tensor) and value.dtype == torch.float32 and role != "out":
+        return to_tf32(value, truncate)
+    return value
 
 
 def to_tf32(t: torch.Tensor, truncate: bool = False) -> torch.Tensor:

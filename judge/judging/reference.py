@@ -13,7 +13,7 @@ import math
 import torch
 
 from judge.challenge.spec_model import ReferenceError_
-from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains, to_tf32
+from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
 from judge.challenge.spec import Spec, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
 
@@ -105,20 +105,16 @@ class Reference:
         """Whether the failed outputs ``names`` are what a TF32 matmul gives: the reference run in float32
         on its float32 inputs rounded to TF32 (checks.tf32_explains).  Only asked after a wrong answer."""
         args = make_arguments(self.spec, params, seed, self.device)
-        if not names or not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in args):
+        if not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in args):
             return False
-        exact = self.expected(args)
-        for truncate in (False, True):  # GPUs round (Ampere's cvt.rna) or truncate (measured on an H200)
-            tf32 = self._on_tf32_inputs(args, truncate)
-            if tf32 is not None and all(name in got and name in tf32 and tf32_explains(
-                    got[name].to(self.device), exact[name], tf32[name]) for name in names):
-                return True
-        return False
+        return tf32_explains_all(got, self.expected(args), names, lambda truncate: self._on_tf32_inputs(args, truncate))
 
     def _on_tf32_inputs(self, args: list, truncate: bool) -> dict[str, torch.Tensor] | None:
         """The reference in float32 on its float32 inputs cut to TF32; None if it fails."""
-        work = [to_tf32(v, truncate) if isinstance(v, torch.Tensor) and v.dtype == torch.float32 and p.role != "out"
-                else (v.clone() if isinstance(v, torch.Tensor) else v) for v, p in zip(args, self.spec.parameters)]
+        work = []
+        for value, p in zip(args, self.spec.parameters):  # a fresh copy of what is not cut: the reference writes
+            cut = tf32_input(value, getattr(p, "role", "in"), truncate)
+            work.append(cut.clone() if cut is value and isinstance(value, torch.Tensor) else cut)
         try:
             with torch.no_grad():
                 self.function(*work)

@@ -21,7 +21,7 @@ from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_t
 from judge.challenge.shipped import input_payload
 from judge.challenge.spec import Tensor
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
-from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains, to_tf32
+from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
 from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
@@ -72,19 +72,15 @@ class ShippedReference:
     def tf32_explains_case(self, case: ShippedCase, got: dict[str, torch.Tensor], names: list[str]) -> bool:
         """Whether the failed outputs ``names`` are a TF32 matmul's: ``reference_impl`` on the case's float32
         inputs cut to TF32, rounded or truncated (checks.tf32_explains, as Reference.tf32_explains)."""
-        exact = self.expected(case)
-        for truncate in (False, True):
-            arguments = {name: to_tf32(value, truncate) if isinstance(value, torch.Tensor) and
-                         value.dtype == torch.float32 and case.roles.get(name) != "out" else value
+        def on_tf32_inputs(truncate: bool) -> dict[str, torch.Tensor] | None:
+            arguments = {name: tf32_input(value, case.roles.get(name, "in"), truncate)
                          for name, value in case.arguments.items()}
-            try:
-                tf32 = expected_outputs(self.instance, replace(case, arguments=arguments), self.spec.source)
+            try:  # expected_outputs runs reference_impl on copies
+                return expected_outputs(self.instance, replace(case, arguments=arguments), self.spec.source)
             except Exception:  # noqa: BLE001 - only a hint
-                return False
-            if names and all(name in got and name in tf32 and tf32_explains(
-                    got[name].to(self.device), exact[name], tf32[name]) for name in names):
-                return True
-        return False
+                return None
+
+        return tf32_explains_all(got, self.expected(case), names, on_tf32_inputs)
 
     # -- the Reference interface of the benchmark stage ---------------------------------
     def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
