@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from judge.base.exit_codes import ExitCode
-from judge.cli.base import UserError, current_search_path, json_option, main_group
+from judge.cli.base import UserError, user_errors, current_search_path, json_option, main_group
 
 
 @main_group.command("new")
@@ -54,7 +54,7 @@ def _reports_for(spec: str):
     from judge.challenge.spec import SpecError
     from judge.authoring.validate import validate_file, validate_spec
 
-    try:
+    with user_errors(SpecError, UnknownChallenge, ChallengeConflict):
         if Path(spec).is_dir():
             raise UserError(f"{spec} is a folder: 'judge validate' checks YAML specs; for a LeetGPU challenge "
                             "folder, 'judge list FOLDER' checks that it loads and 'judge show FOLDER' builds its "
@@ -64,8 +64,6 @@ def _reports_for(spec: str):
                 raise UserError(f"no such spec file: {spec}")
             return validate_file(spec)
         return [validate_spec(load_challenge(spec, current_search_path()))]
-    except (SpecError, UnknownChallenge, ChallengeConflict) as exc:
-        raise UserError(str(exc)) from None
 
 
 @main_group.command("validate")

@@ -159,28 +159,22 @@ def current_search_path():
 
     ctx = click.get_current_context(silent=True)
     obj = (ctx.find_root().obj if ctx is not None else None) or {}
-    try:
+    with user_errors(CatalogError):
         return SearchPath.from_environment(obj.get("challenges_dirs", ()), obj.get("prefer_user", False))
-    except CatalogError as exc:
-        raise UserError(str(exc)) from None
 
 
 def load_spec_or_exit(name_or_path: str):
     from judge.challenge.catalog import ChallengeConflict, UnknownChallenge, load_challenge
     from judge.challenge.spec import SpecError
 
-    try:
+    with user_errors(UnknownChallenge, ChallengeConflict, SpecError):
         return load_challenge(name_or_path, current_search_path())
-    except (UnknownChallenge, ChallengeConflict, SpecError) as exc:
-        raise UserError(str(exc)) from None
 
 
 def check_solution_file(path: str) -> str:
     """A readable Python source file, or a clear error (exit 2)."""
-    try:
+    with user_errors(SolutionFileError):
         return _check_file(path)
-    except SolutionFileError as exc:
-        raise UserError(str(exc)) from None
 
 
 @contextmanager

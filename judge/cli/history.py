@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from judge.report.console import make_console
-from judge.cli.base import UserError, challenge_argument, current_search_path, json_option, load_spec_or_exit, main_group
+from judge.cli.base import user_errors, challenge_argument, current_search_path, json_option, load_spec_or_exit, main_group
 
 __all__ = ["db_option", "history_options"]
 
@@ -32,10 +32,8 @@ def _open_existing(db_path: str | None):
     path = default_db_path(db_path)
     if not path.exists():
         return path, None
-    try:
+    with user_errors(HistoryError):
         return path, connect(path)
-    except HistoryError as exc:
-        raise UserError(str(exc)) from None
 
 
 def _require_known_or_recorded(name: str, recorded: bool) -> None:

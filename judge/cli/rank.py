@@ -10,7 +10,7 @@ from judge.base.exit_codes import ExitCode
 from judge.report.console import make_console, plain_wanted
 from judge.report.progress import RankProgress
 from judge.history.recording import record_results
-from judge.cli.base import UserError, challenge_argument, check_solution_file, judging_options, json_option, \
+from judge.cli.base import UserError, user_errors, challenge_argument, check_solution_file, judging_options, json_option, \
     load_spec_or_exit, main_group
 from judge.cli.history import history_options
 from judge.cli.run import build_options
@@ -33,10 +33,8 @@ def _check_plot(plot_path: str | None, options) -> None:
     from judge.report.plots import PlotUnavailable, require_matplotlib
     from judge.judging.runner import detect_mode
 
-    try:
+    with user_errors(PlotUnavailable):
         require_matplotlib()
-    except PlotUnavailable as exc:
-        raise UserError(str(exc)) from None
     if detect_mode(options)[0]:
         raise UserError("--plot draws GPU timings, and this is CPU mode (Triton's interpreter): there is nothing "
                         "to plot; leave --plot out to rank by correctness")
@@ -113,12 +111,10 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
     paths = _paths(solutions)
     options = build_options(seed, interpret, device, timeout, compile_timeout)
     _check_plot(plot_path, options)
-    try:
+    with user_errors(SweepUnavailable):
         chosen = parse_sizes(sizes, spec) if sizes else default_sizes(spec)
         with RankProgress(enabled=not plain_wanted(sys.stderr)) as events:
             doc = sweep(spec, paths, options, chosen, budget, events)
-    except SweepUnavailable as exc:
-        raise UserError(str(exc)) from None
     _finish(doc, as_json, render_sweep, [write_plot(sweep_chart, doc, plot_path)],
             all(s["verdict"] == "accepted" for s in doc["series"]))
 

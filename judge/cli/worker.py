@@ -11,7 +11,7 @@ import platform
 
 import click
 
-from judge.cli.base import UserError, main_group
+from judge.cli.base import UserError, user_errors, main_group
 
 
 @main_group.command("worker")
@@ -44,10 +44,8 @@ def worker_command(scheduler, gpus, interpret, jobs, prefix) -> None:
             raise UserError("--jobs is for CPU workers (--interpret); on GPUs there is one worker per GPU")
         specs = worker_specs(_gpus(gpus), 0, host=None, prefix=prefix, silence_logs=None)
     click.echo(f"judge worker: {', '.join(specs)} for {scheduler} (Ctrl-C stops them)")
-    try:
+    with user_errors(ClusterError):
         serve_workers(scheduler, specs)
-    except ClusterError as exc:
-        raise UserError(str(exc)) from None
 
 
 def _gpus(text: str) -> list[int]:
