@@ -77,43 +77,55 @@ def clear_hooks() -> None:
     _restore_modes()
 
 
-# The torch function and dispatch modes the worker runs with (CPU mode's cpu_device.CudaOnCpu), each with its
-# class's hook, as keep_modes() saw them before the solution loaded; what a call changed, for check_call.
-_MODES_KEPT: list = [[], []]
+class _ModeStack(NamedTuple):
+    """One of torch's mode stacks, through its C functions."""
+
+    what: str
+    length: object
+    at: object
+    pop: object
+    push: object
+    hook: str  # the method of a mode's class that intercepts
+
+
+_STACKS = (
+    _ModeStack("a torch function mode", _C._len_torch_function_stack, _C._get_function_stack_at,
+               _C._pop_torch_function_stack, _C._push_on_torch_function_stack, "__torch_function__"),
+    _ModeStack("a torch dispatch mode", _C._len_torch_dispatch_stack, _C._get_dispatch_stack_at,
+               lambda: _C._pop_torch_dispatch_stack(None),  # None: a user mode, not one of torch's infra modes
+               _C._push_on_torch_dispatch_stack, "__torch_dispatch__"),
+)
+# Per stack, the modes the worker runs with (CPU mode's cpu_device.CudaOnCpu), each with its class's hook, as
+# keep_modes() saw them before the solution loaded; and what a call changed, for check_call.
+_MODES_KEPT: list = [[] for _ in _STACKS]
 _MODES_CHANGED: list = []
 
 
-def _modes() -> list:
-    function = [_C._get_function_stack_at(i) for i in range(_C._len_torch_function_stack())]
-    dispatch = [_C._get_dispatch_stack_at(i) for i in range(_C._len_torch_dispatch_stack())]
-    return [[(m, getattr(type(m), "__torch_function__", None)) for m in function],
-            [(m, getattr(type(m), "__torch_dispatch__", None)) for m in dispatch]]
+def _modes(stack: _ModeStack) -> list:
+    """(mode, its class's hook) for each mode on ``stack``, bottom first."""
+    return [(mode, getattr(type(mode), stack.hook, None)) for mode in map(stack.at, range(stack.length()))]
 
 
 def keep_modes() -> None:
     """Remember the modes active now (before the solution loads): every call must leave them as they are."""
-    _MODES_KEPT[:] = _modes()
+    _MODES_KEPT[:] = [_modes(stack) for stack in _STACKS]
 
 
 def _restore_modes() -> None:
     """Put the kept modes back, alone and with their own hooks, if solve() pushed, popped or patched one."""
-    now = _modes()
-    for kind, (kept, found, pop, push, hook) in enumerate((
-            (_MODES_KEPT[0], now[0], _C._pop_torch_function_stack, _C._push_on_torch_function_stack, "__torch_function__"),
-            (_MODES_KEPT[1], now[1], _pop_dispatch_mode, _C._push_on_torch_dispatch_stack, "__torch_dispatch__"))):
+    for stack, kept in zip(_STACKS, _MODES_KEPT):
+        if not kept and not stack.length():
+            continue  # the GPU's case, right after every timed solve(): one C call, nothing more
+        found = _modes(stack)
         if [(id(m), h) for m, h in found] == [(id(m), h) for m, h in kept]:
             continue
-        _MODES_CHANGED.append(("a torch function mode", "a torch dispatch mode")[kind])
+        _MODES_CHANGED.append(stack.what)
         for _ in found:
-            pop()
+            stack.pop()
         for mode, original in kept:
-            if getattr(type(mode), hook, None) is not original:
-                setattr(type(mode), hook, original)
-            push(mode)
-
-
-def _pop_dispatch_mode() -> None:
-    _C._pop_torch_dispatch_stack(None)  # None: a user mode (not one of torch's own infra modes)
+            if getattr(type(mode), stack.hook, None) is not original:
+                setattr(type(mode), stack.hook, original)
+            stack.push(mode)
 
 
 def modes_changed() -> list[str]:
