@@ -25,11 +25,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 PURE = [
     "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
-    "judge.challenge.conventions",
+    "judge.challenge.conventions", "judge.challenge.c_signature",
     "judge.judging.verdict",
     "judge.timing.stats", "judge.timing.audit", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
-    "judge.worker.deadline",
+    "judge.worker.deadline", "judge.worker.nvcc",
     "judge.report.json_export", "judge.report.junit",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",

@@ -44,3 +44,78 @@ def {spec.signature_text()}:
     grid = (triton.cdiv(n, BLOCK_SIZE),)
     kernel[grid]({launch_args}, BLOCK_SIZE=BLOCK_SIZE)
 '''
+
+
+def pytorch_starter_source(spec: Spec) -> str:
+    """A PyTorch starter: ``solve`` with the signature and the tensors' shapes, computing nothing."""
+    tensors = [p for p in spec.parameters if isinstance(p, Tensor)]
+    first_out = [t for t in tensors if t.role != "in"][0]
+    shapes = "\n".join(f"#   {t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] ({t.role})" for t in tensors)
+    return f'''"""Starter for the '{spec.name}' challenge ({spec.title}), in PyTorch.
+
+Judge it with:  judge run {spec.name} <this file>
+"""
+import torch
+
+# Tensors (contiguous, row-major, on the GPU):
+{shapes}
+
+
+def {spec.signature_text()}:
+    # TODO: compute with torch operations and write the result into {first_out.name} (e.g. {first_out.name}.copy_(...)).
+    pass
+'''
+
+
+def cuda_starter_source(spec: Spec) -> str:
+    """A CUDA C++ starter: the kernel's and ``solve``'s signatures, a launch over the first output's
+    elements (when its shape is written in the scalars), and nothing computed."""
+    from judge.challenge.c_signature import c_type_of_dtype, prototype
+
+    tensors = [p for p in spec.parameters if isinstance(p, Tensor)]
+    first_out = [t for t in tensors if t.role != "in"][0]
+    declared = prototype(spec.parameters).removeprefix('extern "C" void solve(').removesuffix(")")
+    names = ", ".join(p.name for p in spec.parameters)
+    shapes = "\n".join(f"//   {t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] ({t.role})" for t in tensors)
+    dtypes = {t.dtype for t in tensors}
+    headers = "".join(f"#include <{h}>\n" for d, h in (("float16", "cuda_fp16.h"), ("bfloat16", "cuda_bf16.h"))
+                      if d in dtypes)
+    count = _element_count(first_out, spec)
+    return f'''// Starter for the '{spec.name}' challenge ({spec.title}), in CUDA C++.
+//
+// Judge it with:  judge run {spec.name} <this file>
+//
+// Pointers are device pointers to contiguous, row-major tensors ({c_type_of_dtype(first_out.dtype)} is {first_out.dtype}):
+{shapes}
+#include <cuda_runtime.h>
+{headers}#include <cstddef>
+#include <cstdint>
+
+__global__ void kernel({declared}) {{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // TODO: read the inputs, compute, and write {first_out.name}[i] for every i in range.
+}}
+
+extern "C" void solve({declared}) {{
+    size_t n = {count};
+    int threads = 256;
+    unsigned blocks = (unsigned)((n + threads - 1) / threads);
+    kernel<<<blocks, threads>>>({names});
+}}
+'''
+
+
+def _element_count(tensor: Tensor, spec: Spec) -> str:
+    """The tensor's element count in C, from the scalars that hold its sizes; ``1 /* TODO */`` when its
+    shape uses a size no scalar carries."""
+    carried = {s.value: s.name for s in spec.parameters if isinstance(s, Scalar) and s.dtype == "int"}
+    factors = []
+    for dim in tensor.shape:
+        text = str(dim).strip()
+        if text.isdigit():
+            factors.append(text)
+        elif text in carried:
+            factors.append(f"(size_t){carried[text]}")
+        else:
+            return f"1  /* TODO: the number of elements of {tensor.name} */"
+    return " * ".join(factors) or "1"

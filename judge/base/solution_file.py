@@ -1,4 +1,5 @@
-"""What a solution file must be before anything is judged: a readable Python source file.
+"""What a solution file must be before anything is judged: a readable source file in a
+language the judge runs (judge/base/languages.py: Python, CUDA C++).
 
 Shared by every command that takes solution files (the CLI turns the error
 into a usage error, exit 2) and by ``judge grade``, where a listed file that
@@ -8,6 +9,8 @@ fails the check is graded invalid_submission rather than stopping the grade.
 from __future__ import annotations
 
 from pathlib import Path
+
+from judge.base.languages import unsupported_language
 
 __all__ = ["MAX_SOLUTION_BYTES", "SolutionFileError", "check_solution_file"]
 
@@ -19,21 +22,24 @@ class SolutionFileError(ValueError):
 
 
 def check_solution_file(path: str) -> str:
-    """``path`` as a string when it is a readable Python source file, else SolutionFileError."""
+    """``path`` as a string when it is a readable source file of a supported language, else SolutionFileError."""
     p = Path(path)
     if not p.exists():
         raise SolutionFileError(f"solution file not found: {path}")
     if p.is_dir():
-        raise SolutionFileError(f"{path} is a directory; give the solution's .py file")
+        raise SolutionFileError(f"{path} is a directory; give the solution's .py or .cu file")
     if not p.is_file():
         raise SolutionFileError(f"{path} is not a regular file")
     if p.stat().st_size > MAX_SOLUTION_BYTES:
         raise SolutionFileError(f"{path} is larger than {MAX_SOLUTION_BYTES // 1_000_000} MB; is it a solution?")
     data = p.read_bytes()
     if b"\0" in data:
-        raise SolutionFileError(f"{path} is a binary file, not Python source")
+        raise SolutionFileError(f"{path} is a binary file, not source code")
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SolutionFileError(f"{path} is not UTF-8 text") from None
+    unsupported = unsupported_language(path, text)
+    if unsupported:
+        raise SolutionFileError(unsupported)
     return str(p)

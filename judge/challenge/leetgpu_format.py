@@ -108,7 +108,7 @@ def _scalar(name: str, ctype, role: str) -> Scalar:
                              f"(scalars: {', '.join(sorted(SCALAR_KINDS))}; or a ctypes.POINTER)")
     if role != "in":
         raise SignatureError(f"parameter '{name}' is a scalar marked '{role}': only tensors can be outputs")
-    return Scalar(name, kind, "")
+    return Scalar(name, kind, "", ctype.__name__)
 
 
 _DTYPE_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int8": 1, "uint8": 1,

@@ -71,6 +71,9 @@ class Scalar:
     name: str
     dtype: str  # "int" or "float"
     value: str  # a formula of the size parameters
+    # The ctypes type a CUDA C++ solve() takes it as (LeetGPU's signature says, e.g. "c_size_t");
+    # "" for a YAML spec's scalar: int or float (judge/challenge/c_signature.py).
+    c_type: str = ""
 
     kind = "scalar"
 

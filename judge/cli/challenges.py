@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from judge.report.console import make_console
-from judge.cli.base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group
+from judge.cli.base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group, user_errors
 
 
 @main_group.command("list")
@@ -50,29 +50,46 @@ def show_command(challenge: str) -> None:
     render_challenge(make_console(), spec, lambda: cached_example_text(spec))
 
 
+LANGUAGES = {"triton": "starter.triton.py", "pytorch": "starter.pytorch.py", "cuda": "starter.cu"}
+
+
 @main_group.command("init")
 @challenge_argument
 @click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--lang", type=click.Choice(sorted(LANGUAGES)), default=None,
+              help="The starter's language (default: cuda for a PATH ending in .cu, else triton).")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
-def init_command(challenge: str, path: str, force: bool) -> None:
-    """Write a Triton starter solution for CHALLENGE to PATH."""
-    from judge.authoring.starter import starter_source
-
+def init_command(challenge: str, path: str, lang: str | None, force: bool) -> None:
+    """Write a starter solution for CHALLENGE to PATH: Triton (default), PyTorch or CUDA C++.
+    A LeetGPU folder's starter is its own (starter/starter.triton.py, .pytorch.py, .cu)."""
     spec = load_spec_or_exit(challenge)
+    lang = lang or ("cuda" if path.lower().endswith(".cu") else "triton")
     target = Path(path)
     if target.exists() and not force:
         raise UserError(f"{path} exists; use --force to overwrite it")
     if not target.parent.exists():
         raise UserError(f"folder {target.parent} does not exist")
-    target.write_text(_leetgpu_starter(spec) if getattr(spec, "shipped", False) else starter_source(spec),
+    if lang == "cuda" and not path.lower().endswith(".cu"):
+        raise UserError(f"a CUDA C++ starter must be a .cu file (the judge picks the language by it): {path}")
+    target.write_text(_leetgpu_starter(spec, lang) if getattr(spec, "shipped", False) else _starter(spec, lang),
                       encoding="utf-8")
-    click.echo(f"wrote {path}: a starter for '{spec.name}' with {spec.signature_text()}")
+    click.echo(f"wrote {path}: a {lang} starter for '{spec.name}' with {spec.signature_text()}")
     click.echo(f"judge it with: judge run {challenge} {path}")
 
 
-def _leetgpu_starter(spec) -> str:
-    """The folder's own ``starter/starter.triton.py`` (LeetGPU's), read from the user's checkout."""
-    starter = Path(spec.source) / "starter" / "starter.triton.py"
+def _starter(spec, lang: str) -> str:
+    from judge.authoring.starter import cuda_starter_source, pytorch_starter_source, starter_source
+    from judge.challenge.c_signature import UnsupportedCType
+
+    if lang == "cuda":
+        with user_errors(UnsupportedCType):
+            return cuda_starter_source(spec)
+    return pytorch_starter_source(spec) if lang == "pytorch" else starter_source(spec)
+
+
+def _leetgpu_starter(spec, lang: str) -> str:
+    """The folder's own starter in that language (LeetGPU's), read from the user's checkout."""
+    starter = Path(spec.source) / "starter" / LANGUAGES[lang]
     if not starter.is_file():
-        raise UserError(f"{spec.source} has no starter/starter.triton.py")
+        raise UserError(f"{spec.source} has no starter/{LANGUAGES[lang]}")
     return starter.read_text(encoding="utf-8")

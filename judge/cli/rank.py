@@ -13,7 +13,7 @@ from judge.history.recording import record_results
 from judge.cli.base import UserError, user_errors, challenge_argument, check_solution_file, judging_options, json_option, \
     load_spec_or_exit, main_group
 from judge.cli.history import history_options
-from judge.cli.run import build_options
+from judge.cli.run import build_options, check_cuda_ready
 
 
 def _paths(solutions: tuple) -> list[str]:
@@ -69,6 +69,7 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
     spec = load_spec_or_exit(challenge)
     paths = _paths(solutions)
     options = build_options(seed, interpret, device, timeout, compile_timeout, remeasure_peaks=remeasure_peaks)
+    check_cuda_ready(paths, interpret)
     _check_plot(plot_path, options)
     plan = RoundPlan(budget_s=budget) if budget is not None else None
     with RankProgress(enabled=not plain_wanted(sys.stderr)) as events:
@@ -110,6 +111,7 @@ def sweep_command(challenge, solutions, seed, interpret, device, timeout, compil
                         "nothing to sweep; 'judge rank' times solutions on its performance test")
     paths = _paths(solutions)
     options = build_options(seed, interpret, device, timeout, compile_timeout)
+    check_cuda_ready(paths, interpret)
     _check_plot(plot_path, options)
     with user_errors(SweepUnavailable):
         chosen = parse_sizes(sizes, spec) if sizes else default_sizes(spec)

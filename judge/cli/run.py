@@ -25,6 +25,21 @@ def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
                    compile_timeout=compile_timeout, **extra)
 
 
+def check_cuda_ready(solutions, interpret: bool) -> None:
+    """A CUDA C++ solution in CPU mode or without nvcc: a usage error (exit 2) that says what to install,
+    before anything is judged (``judge grade`` grades such a submission invalid instead)."""
+    from judge.base.languages import is_cuda_source
+
+    if not any(is_cuda_source(s) for s in solutions):
+        return
+    from judge.judging.runner import Options, detect_mode
+    from judge.worker.cuda_build import cuda_unavailable
+
+    problem = cuda_unavailable(detect_mode(Options(interpret=interpret))[0])
+    if problem:
+        raise UserError(problem)
+
+
 def judge_with_progress(spec, solution: str, early_worker, options):
     from judge.judging.reference import ReferenceError_
     from judge.judging.dispatch import judge_solution
@@ -42,7 +57,7 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, db_path, no_history) -> None:
-    """Judge SOLUTION (a .py file with solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
+    """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py).
 
     Exit status: 0 accepted, 1 rejected, 2 usage error, 3 internal error,
@@ -52,6 +67,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
 
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
+    check_cuda_ready([solution], interpret)
     # Before torch is imported below: the worker's imports and the judge's overlap.
     early = spawn_early(solution, spec, interpret, device)
     try:

@@ -17,6 +17,7 @@ import click
 
 from judge.base.exit_codes import ExitCode
 from judge.history.recording import record_results
+from judge.cli.run import check_cuda_ready
 from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
 from judge.cli.history import history_options
 from judge.cli.run import build_options, judge_with_progress
@@ -46,6 +47,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
 
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
+    check_cuda_ready([solution], interpret)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     watcher = FileWatcher(solution, poll)
     out = WatchOutput(as_json, solution, watcher.backend, click.echo)

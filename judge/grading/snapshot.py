@@ -5,7 +5,7 @@ symbolic link (git keeps them) or a path whose folders lead outside the
 grading root is ``invalid_submission``, said plainly, and nothing of where it
 points is read.  The snapshot holds the solution's bytes and those of its
 helper modules (regular ``_*.py`` files beside it, as ``judge grade --dir``
-allows), with the solution's sha256 (recorded in the grade's JSON).  Each
+allows, and ``_*.cuh``/``_*.h`` headers for a CUDA C++ solution), with the solution's sha256 (recorded in the grade's JSON).  Each
 submission is judged from a private folder written from its snapshot
 (``Snapshot.write``), which its worker may read and no other worker can
 (docs/security.md): no submission reads or rewrites another's files, or the
@@ -21,10 +21,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge.base.languages import unsupported_language
+
 __all__ = ["Snapshot", "take", "MAX_HELPERS"]
 
 MAX_BYTES = 2_000_000  # as check_solution_file: larger is no solution
 MAX_HELPERS = 16
+HELPER_SUFFIXES = (".py", ".cuh", ".h")
 
 
 @dataclass(frozen=True)
@@ -111,16 +114,17 @@ def _not_source(path: str, data: bytes) -> str:
     if len(data) > MAX_BYTES:
         return f"{path} is larger than {MAX_BYTES // 1_000_000} MB; is it a solution?"
     if b"\0" in data:
-        return f"{path} is a binary file, not Python source"
+        return f"{path} is a binary file, not source code"
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return f"{path} is not UTF-8 text"
-    return ""
+    return unsupported_language(path, text) or ""
 
 
 def _helpers(path: str) -> list[tuple[str, bytes]]:
-    """The regular ``_*.py`` files beside the solution (links and other files are left out)."""
+    """The regular ``_*.py`` (and ``_*.cuh``, ``_*.h``) files beside the solution (links and other files are
+    left out)."""
     folder = os.path.dirname(os.path.abspath(path))
     found = []
     try:
@@ -128,7 +132,7 @@ def _helpers(path: str) -> list[tuple[str, bytes]]:
     except OSError:
         return []
     for name in names:
-        if not (name.startswith("_") and name.endswith(".py")) or name == os.path.basename(path):
+        if not (name.startswith("_") and name.endswith(HELPER_SUFFIXES)) or name == os.path.basename(path):
             continue
         try:
             found.append((name, _read_regular(os.path.join(folder, name))))

@@ -17,6 +17,8 @@ from typing import Callable, Iterable
 
 import yaml
 
+from judge.base.languages import SOLUTION_SUFFIXES
+
 __all__ = ["Entry", "ManifestError", "ChallengeResolver", "discover", "parse_manifest", "entries_for",
            "split_variant", "MANIFEST_VERSION"]
 
@@ -78,7 +80,7 @@ def split_variant(spec_path: str) -> tuple[str, str]:
 
 
 def discover(root: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """``(who, challenge, path)`` for each ``root/<who>/<challenge>.py``, sorted, and warnings.
+    """``(who, challenge, path)`` for each ``root/<who>/<challenge>.py`` (or ``.cu``), sorted, and warnings.
 
     Names starting with ``.`` or ``_`` (``.git``, ``__pycache__``, ``_helpers.py``)
     are skipped: a submission may carry helper modules beside its solutions.
@@ -90,8 +92,8 @@ def discover(root: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
         if not who_dir.is_dir():
             warnings.append(f"ignored {who_dir}: expected folders {root}/<who>/<challenge>.py")
             continue
-        for solution in sorted(who_dir.glob("*.py")):
-            if not solution.name.startswith((".", "_")):
+        for solution in sorted(who_dir.iterdir()):
+            if solution.suffix in SOLUTION_SUFFIXES and not solution.name.startswith((".", "_")):
                 found.append((who_dir.name, solution.stem, str(solution)))
     return found, warnings
 

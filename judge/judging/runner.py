@@ -276,9 +276,10 @@ class Runner:
         try:
             self.worker.start(self.options.compile_timeout)
             self.note_protections(getattr(self.worker, "protections", {}))
+            self.note_build(getattr(self.worker, "build", {}))
             return True
-        except SubmissionInvalid as exc:
-            self.result.verdict, self.result.message = Verdict.INVALID_SUBMISSION, str(exc)
+        except SubmissionInvalid as exc:  # invalid_submission, or compile_error for a .cu nvcc rejected
+            self.result.verdict, self.result.message = Verdict(exc.verdict), str(exc)
         except WorkerTimeout as exc:
             self.result.verdict = Verdict.TIME_LIMIT_EXCEEDED
             self.result.message = f"importing the solution timed out: {exc}"
@@ -288,6 +289,14 @@ class Runner:
         self.worker.stop()
         self.worker = None
         return False
+
+    def note_build(self, build: dict) -> None:
+        """A CUDA C++ solution's build (``environment.cuda_build``, and a note): nvcc, or the cache."""
+        if not build or "cuda_build" in self.result.environment:
+            return
+        self.result.environment["cuda_build"] = dict(build)
+        how = "found in the build cache" if build.get("cached") else f"built with nvcc in {build.get('seconds', 0):.1f} s"
+        self.result.notes.append(f"CUDA C++: {how} for {build.get('arch', '?')}")
 
     def note_protections(self, applied: dict) -> None:
         """The run's protections (``environment.protections``: the worker's sandbox layers as it applied
@@ -438,7 +447,7 @@ class Runner:
             if first:  # the first call compiles (JIT) and autotunes
                 self.result.phases_s.setdefault("first_call", time.perf_counter() - started)
         except SubmissionInvalid as exc:
-            return CaseResult(case.name, case.kind, case.params, Verdict.INVALID_SUBMISSION, str(exc))
+            return CaseResult(case.name, case.kind, case.params, Verdict(exc.verdict), str(exc))
         except WorkerTimeout as exc:
             return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, str(exc))
         except WorkerCrashed as exc:

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 from judge.base.bytecode import worker_bytecode_env
+from judge.base.languages import is_cuda_source
 from judge.worker import protocol, sandbox
+from judge.worker.cuda_build import CudaUnavailable, cuda_settings, toolkit_root
 from judge.worker.area import AreaError, JudgeArea, span
 from judge.worker.deadline import CallDeadline
 from judge.worker.limits import Limits, MemoryWatchdog
@@ -56,7 +58,12 @@ class WorkerTimeout(RuntimeError):
 
 
 class SubmissionInvalid(RuntimeError):
-    """The solution file could not be loaded (the message says why)."""
+    """The solution file could not be loaded (the message says why): ``verdict`` is invalid_submission,
+    or compile_error for a CUDA C++ solution nvcc rejected."""
+
+    def __init__(self, message: str, verdict: str = "invalid_submission"):
+        super().__init__(message)
+        self.verdict = verdict if verdict in ("invalid_submission", "compile_error") else "invalid_submission"
 
 
 def _widen_pipe(fd: int) -> None:
@@ -126,6 +133,8 @@ class Worker:
         self.limits = limits or Limits()
         self.untrusted, self.readable = untrusted, tuple(readable)
         self.protections: dict = {}  # the sandbox's layers as the worker applied them (its ready message)
+        self.cuda: dict | None = None  # a CUDA C++ solution's build settings (start)
+        self.build: dict = {}  # what its build did: cached, seconds, arch (the ready message)
         self.watchdog: MemoryWatchdog | None = None
         self.max_blob = protocol.MAX_BLOB
         self.max_blobs, self.max_total = 0, 0  # what the next replies may hold (expect_reply)
@@ -144,17 +153,35 @@ class Worker:
         if self.process is None:
             self.spawn()
         self._initialized = True  # from here it reads its requests: stop() may ask it to exit
+        try:
+            self.cuda = self._cuda_settings(timeout) if is_cuda_source(self.solution) else None
+        except CudaUnavailable as exc:
+            self.stop()
+            raise SubmissionInvalid(str(exc)) from None
         self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
                     "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
                     "output_bytes": self.limits.output_bytes,
-                    "solution_env": self._solution_env(), "sandbox": self._policy()},
+                    "solution_env": self._solution_env(), "sandbox": self._policy(),
+                    **({"cuda": self.cuda} if self.cuda else {})},
                    deadline=time.monotonic() + timeout, what="loading the solution")
         header, _ = self._receive(timeout, "loading the solution")
         if not header.get("ok"):
             self.stop()
-            raise SubmissionInvalid(header.get("message", "the solution could not be loaded"))
+            raise SubmissionInvalid(header.get("message", "the solution could not be loaded"),
+                                    str(header.get("verdict", "invalid_submission")))
         self.protections = header.get("protections") if isinstance(header.get("protections"), dict) else {}
+        self.build = header.get("build") if isinstance(header.get("build"), dict) else {}
+
+    def _cuda_settings(self, timeout: float) -> dict:
+        """What the worker needs to build and call a CUDA C++ solution (judge/worker/cuda_solve.py): nvcc,
+        the build cache (the user's, or this worker's own under ``judge grade``), the C argument types."""
+        from judge.base.paths import cache_dir
+
+        cache = self._scratch("cuda") if self.untrusted else str(cache_dir() / "cuda")
+        os.makedirs(cache, exist_ok=True)
+        return cuda_settings(self.spec, self.interpret or not self.device.startswith("cuda"), cache,
+                             max(10.0, timeout - 10.0))
 
     def _scratch(self, name: str) -> str:
         path = Path(self.workdir.name) / name
@@ -175,6 +202,9 @@ class Worker:
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable]
         writable = [self._solution_env()["TRITON_CACHE_DIR"]]
+        if self.cuda:  # nvcc reads its toolkit and builds into the cache
+            readable.append(toolkit_root(self.cuda["nvcc"]))
+            writable.append(self.cuda["cache"])
         profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
         if profiles:
             os.makedirs(profiles, exist_ok=True)

@@ -16,7 +16,7 @@ import torch
 
 from judge.challenge import shipped, tensors as tensor_args
 from judge.worker.cpu_device import CudaOnCpu
-from judge.worker import compile_events, loader, protocol, sandbox
+from judge.worker import compile_events, cuda_build, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -78,6 +78,7 @@ class Session:
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
+        self.build: dict = {}  # a CUDA C++ solution's build: cached or not, seconds, architecture
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -104,13 +105,27 @@ class Session:
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.judge_threads = {thread.ident for thread in threading.enumerate()}
             self.protections = self.confine()
-            self.solve = loader.load_solve(self.init["solution"], len(names), names)
+            self.solve = self.load_solution(names)
         except loader.SubmissionError as exc:
             self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
             return False
+        except cuda_build.CompileFailed as exc:
+            self.reply({"ok": False, "verdict": "compile_error", "message": str(exc)})
+            return False
         self.flush_output()
-        self.reply({"ok": True, "op": "ready", "pid_device": self.device, "protections": self.protections})
+        self.reply({"ok": True, "op": "ready", "pid_device": self.device, "protections": self.protections,
+                    **({"build": self.build} if self.build else {})})
         return True
+
+    def load_solution(self, names: list[str]):
+        """``solve``: imported from a Python file, or built and loaded from a CUDA C++ one (the judge sends
+        the ``cuda`` settings for a .cu file: nvcc, the cache, the C argument types)."""
+        if self.init.get("cuda"):
+            from judge.worker import cuda_solve
+
+            solve, self.build = cuda_solve.load(self.init["solution"], self.init["cuda"], self.device)
+            return solve
+        return loader.load_solve(self.init["solution"], len(names), names)
 
     def confine(self) -> dict:
         """The last step before any code of the solution runs: the environment its kernels compile in

@@ -1,0 +1,109 @@
+"""Building a CUDA C++ solution, the pure part: nvcc's command lines, the build's
+cache key, the dependency file nvcc writes, and its diagnostics cut down to the
+user's file.  No I/O: judge/worker/cuda_build.py runs the commands and keeps the cache.
+
+The solution compiles in two steps: to an object with ``-MD`` (nvcc lists the
+headers it read, so an edited local header rebuilds), then to a shared library
+linked against the shared CUDA runtime: the process already holds torch's, so
+the solution's kernels and the judge's timer share one runtime, one context and
+one legacy default stream.  The code is built for the GPU it runs on (``sm_90a``
+on an H100: its architecture-specific instructions such as ``wgmma`` included).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = ["BUILD_VERSION", "COMPILE_FLAGS", "arch_flags", "compile_command", "link_command", "cache_key",
+           "parse_dependencies", "local_dependencies", "user_diagnostics", "MAX_DIAGNOSTIC_LINES"]
+
+BUILD_VERSION = 1  # part of every cache key: a change to how solutions are built rebuilds them all
+COMPILE_FLAGS = ("-O3", "-std=c++17", "-lineinfo", "-Xcompiler", "-fPIC")
+LINK_FLAGS = ("-shared", "-cudart", "shared", "-Xlinker", "--no-undefined")  # a missing function: a link error now, not at load
+MAX_DIAGNOSTIC_LINES = 60
+
+
+def arch_flags(capability: tuple[int, int]) -> list[str]:
+    """Code for exactly this GPU: ``sm_90a`` for compute capability 9.0 (the ``a`` variants, which hold the
+    architecture-specific instructions, exist from 9.0 on), ``sm_89`` for 8.9."""
+    major, minor = int(capability[0]), int(capability[1])
+    arch = f"{major}{minor}{'a' if major >= 9 else ''}"
+    return [f"-gencode=arch=compute_{arch},code=sm_{arch}"]
+
+
+def compile_command(nvcc: str, source: str, obj: str, deps: str, capability: tuple[int, int],
+                    include_dirs: list[str], extra: list[str]) -> list[str]:
+    """nvcc's command that compiles ``source`` to ``obj`` and lists its headers in ``deps``."""
+    includes = [f"-I{folder}" for folder in include_dirs]
+    return [nvcc, *COMPILE_FLAGS, *arch_flags(capability), *includes, *extra, "-MD", "-MF", deps, "-c", source,
+            "-o", obj]
+
+
+def link_command(nvcc: str, obj: str, library: str, capability: tuple[int, int], runtime_dir: str,
+                 extra: list[str]) -> list[str]:
+    """nvcc's command that links ``obj`` into the shared library ``library`` (the runtime found by its
+    soname, already loaded by torch; ``runtime_dir`` as the fallback search path)."""
+    rpath = ["-Xlinker", f"-rpath,{runtime_dir}"] if runtime_dir else []
+    return [nvcc, *LINK_FLAGS, *arch_flags(capability), *rpath, *extra, obj, "-o", library]
+
+
+def cache_key(source: bytes, nvcc_identity: str, capability: tuple[int, int], extra: list[str]) -> str:
+    """What decides the build, hashed: the source, the flags, the compiler and the GPU.  Headers the
+    source includes are checked separately (``local_dependencies``), since only nvcc knows them."""
+    digest = hashlib.sha256()
+    for part in (f"v{BUILD_VERSION}", " ".join(COMPILE_FLAGS + LINK_FLAGS), nvcc_identity,
+                 " ".join(arch_flags(capability)), "\0".join(extra)):
+        digest.update(part.encode() + b"\0")
+    digest.update(source)
+    return digest.hexdigest()[:32]
+
+
+def parse_dependencies(text: str) -> list[str]:
+    """The prerequisites of a make rule as nvcc writes it (``obj: a.cu b.h \\`` continued lines,
+    spaces in names escaped with a backslash)."""
+    body = text.replace("\\\n", " ")
+    _, colon, rest = body.partition(": ")
+    if not colon:
+        return []
+    names = re.findall(r"(?:\\ |[^\s])+", rest)
+    return [name.replace("\\ ", " ") for name in names]
+
+
+def local_dependencies(dependencies: list[str], source: str, system_roots: list[str]) -> list[str]:
+    """The headers that belong to the user, not to the toolkit or the system: those a later build must
+    find unchanged to reuse this one (the source itself is in the key)."""
+    roots = tuple(root.rstrip("/") + "/" for root in system_roots if root)
+    return sorted({d for d in dependencies if d != source and not d.startswith(roots)})
+
+
+def user_diagnostics(output: str, source: str, shown: str, build_dir: str, folder: str = "") -> str:
+    """nvcc's output as the user needs it: their file as its name and their headers (in ``folder``, the
+    solution's) by relative path, the judge's build folder hidden, diagnostics about the toolkit's or the
+    system's headers (absolute paths) dropped unless nothing else is left, at most
+    ``MAX_DIAGNOSTIC_LINES`` lines."""
+    text = output.replace(source, shown)
+    for prefix in (build_dir, folder):
+        if prefix:
+            text = text.replace(prefix.rstrip("/") + "/", "")
+    text = re.sub(r"/\S*/(tmpxft_[0-9a-f_]+-\d+_)", r"\1", text)  # nvcc's intermediates: a name is enough
+    blocks = _blocks(text.splitlines())
+    kept = [b for b in blocks if not b[0].startswith("/")] or blocks
+    lines = [line for block in kept for line in block]
+    if len(lines) > MAX_DIAGNOSTIC_LINES:
+        cut = len(lines) - MAX_DIAGNOSTIC_LINES
+        lines = lines[:MAX_DIAGNOSTIC_LINES] + [f"... ({cut} more lines)"]
+    return "\n".join(lines).strip()
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    """A diagnostic's head line with the lines indented under it (the source excerpt, the caret)."""
+    blocks: list[list[str]] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if blocks and (line[:1].isspace() or line.lstrip().startswith("^")):
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    return blocks

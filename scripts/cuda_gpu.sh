@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU check of CUDA C++ solutions (issue 27), in parts that each fit one 10-minute device call.
+# Needs nvcc (CUDA_HOME, PATH or /usr/local/cuda), the sandbox's wheels in .whl, and for "starters"
+# a LeetGPU checkout at .leetgpu/challenges.
+#   bash scripts/cuda_gpu.sh tests      tests/test_cuda_gpu.py (compile, judge, errors, cache, sandbox)
+#   bash scripts/cuda_gpu.sh starters   scripts/leetgpu_cuda_starters.py: every LeetGPU CUDA starter
+#   bash scripts/cuda_gpu.sh bench      judge rank of the CUDA examples beside the Triton ones
+set -u
+export PYTHONUNBUFFERED=1 JUDGE_SERVER=0
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site
+fi
+python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+python3 -c "from judge.worker.cuda_build import find_nvcc; print('nvcc:', find_nvcc())"
+"$(python3 -c 'from judge.worker.cuda_build import find_nvcc; print(find_nvcc())')" --version | tail -2
+
+for part in "$@"; do
+  case $part in
+    tests)
+      python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_cuda_gpu.py -x 2>&1 | tail -40 ;;
+    starters)
+      python3 scripts/leetgpu_cuda_starters.py --jobs 8 --json "$OUT/starters.json" 2>&1 | tail -40 ;;
+    bench)
+      for c in transpose copy matmul; do
+        case $c in
+          transpose) files="solutions/transpose/naive.cu solutions/transpose/tiled.cu solutions/transpose/tiled.py solutions/transpose/tuned.py" ;;
+          copy) files="solutions/copy/vectorized.cu solutions/copy/naive.py solutions/copy/tuned.py" ;;
+          matmul) files="solutions/matmul/tiled.cu solutions/matmul/tiled.py solutions/matmul/bf16x6.py" ;;
+        esac
+        python3 -m judge rank $c $files --seed 1 --json > "$OUT/rank_$c.json" 2> "$OUT/rank_$c.err"
+        python3 - "$OUT/rank_$c.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["ranking"]:
+    print(f"{d['challenge']:10s} {p['solution'].split('solutions/')[-1]:28s} {p['verdict']:14s} "
+          f"{(p['score_ms'] or 0):9.4f} ms  {p.get('vs_best') or ''}")
+PY
+      done ;;
+    *) echo "unknown part $part" ;;
+  esac
+done
