@@ -65,7 +65,9 @@ class CudaSolve:
         if code:
             name = (self.error_name(code) or b"?").decode(errors="replace")
             text = (self.error_string(code) or b"").decode(errors="replace")
-            raise CudaLaunchError(f"CUDA error {code} ({name}) after solve() returned: {text}")
+            raise CudaLaunchError(f"CUDA error {code} ({name}) after solve() returned: {text} (a kernel launch "
+                                  "failed, or a CUDA call in solve(): check the grid and block sizes, at most 1024 "
+                                  "threads a block, and the shared memory asked for)")
 
 
 def load(solution: str, settings: dict, device: str) -> tuple[CudaSolve, dict]:
