@@ -316,3 +316,9 @@ def test_init_of_a_leetgpu_folder_copies_its_own_cuda_starter(tmp_path):
     target = tmp_path / "mine.cu"
     assert CliRunner().invoke(main, ["init", str(folder), str(target)]).exit_code == 0
     assert target.read_text() == (folder / "starter" / "starter.cu").read_text()
+
+
+def test_show_gives_the_cuda_declaration():
+    result = CliRunner().invoke(main, ["show", "transpose"])
+    assert result.exit_code == 0, result.output
+    assert 'in CUDA C++: extern "C" void solve(const float* input, float* output, int rows, int cols)' in result.output

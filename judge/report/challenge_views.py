@@ -70,6 +70,7 @@ def render_challenge(console, spec, example: Callable[[], str]) -> None:
 
         console.print(Markdown(spec.statement), markup=False)
     console.print(f"\nsignature: {spec.signature_text()}")
+    console.print(f"in CUDA C++: {_c_prototype(spec)}", markup=False, highlight=False)
     console.print(_parameter_table(console, spec))
     console.print(f"sizes: {_ranges(spec)}")
     for c in spec.constraints:
@@ -83,11 +84,22 @@ def render_challenge(console, spec, example: Callable[[], str]) -> None:
     console.print("\n" + CONVENTIONS, markup=False, highlight=False)
 
 
+def _c_prototype(spec) -> str:
+    """``solve``'s declaration in a .cu file (docs/cuda.md), or why C cannot take it."""
+    from judge.challenge.c_signature import UnsupportedCType, prototype
+
+    try:
+        return prototype(spec.parameters)
+    except UnsupportedCType as exc:
+        return f"not possible ({exc})"
+
+
 def _render_leetgpu(console, spec) -> None:
     """``judge show`` of a LeetGPU folder: its tests are generated, so their sizes are shown (built on the meta device)."""
     from judge.challenge.leetgpu import build_performance_test, build_tests
 
     console.print(f"\nsignature: {spec.signature_text()}", markup=False)
+    console.print(f"in CUDA C++: {_c_prototype(spec)}", markup=False, highlight=False)
     try:
         cases, _ = build_tests(spec, "meta", 0)
     except ValueError:  # a generator that needs real values (torch's meta device has none): the CPU's
