@@ -17,6 +17,12 @@ CHALLENGES = ROOT / "challenges"
 
 # The judge's own process must never run in interpreter mode by accident.
 os.environ.pop("TRITON_INTERPRET", None)
+# No test may leave a judge server behind: a server that a test starts (judge server start, in any
+# subprocess that inherits this environment) stops as soon as this process ends, however it ends
+# (Ctrl-C, a kill); and no command uses or starts a server unless its test asks for one
+# (tests/test_server.py sets its own JUDGE_SERVER).
+os.environ["JUDGE_SERVER_STOP_WITH"] = str(os.getpid())
+os.environ["JUDGE_SERVER"] = "0"
 
 
 def outlived(pid: int, seconds: float = 5.0) -> bool:

@@ -237,6 +237,27 @@ def test_status_and_stop(tmp_path):
     assert _judge(env, "server", "status").returncode == 1
 
 
+@pytest.mark.slow
+def test_a_server_started_for_a_process_stops_when_that_process_ends(tmp_path):
+    """JUDGE_SERVER_STOP_WITH=PID (tests/conftest.py sets the test session's): the server stops as soon
+    as that process ends, so a test session stopped part-way, or killed, leaves no server behind."""
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_SERVER_STOP_WITH=str(owner.pid))
+    try:
+        started = _judge(env, "server", "start", "--idle-timeout", "30")
+        assert started.returncode == 0, started.stderr
+        pid = int(re.search(r"pid (\d+)", started.stdout).group(1))
+        time.sleep(1.5)
+        assert _alive(pid)  # its owner is alive: it serves on
+        owner.kill()
+        owner.wait()
+        assert _wait_for(lambda: not _alive(pid), 10), f"server {pid} outlived the process it was started for"
+        assert f"process {owner.pid}, which it was started for, ended: stopping" in _log(env)
+    finally:
+        owner.kill()
+        _judge(env, "server", "stop")
+
+
 def _children_running(parent: int, marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

@@ -1,4 +1,5 @@
-"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S`` (``judge server start`` runs it).
+"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S [--stop-with PID]`` (``judge server start``
+runs it).  With ``--stop-with``, it stops as soon as process PID ends (a test session that started it).
 
 It imports what ``judge run`` and a worker import, then serves one Unix socket
 in a single thread (forking is only safe from a process with one thread):
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from judge.server import client, compat
 from judge.base import wire
+from judge.base.process import start_time
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
 READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
@@ -48,8 +50,11 @@ class Child:
 
 
 class Server:
-    def __init__(self, path: Path, idle_s: float):
+    def __init__(self, path: Path, idle_s: float, stop_with: int | None = None):
         self.path, self.idle_s = Path(path), idle_s
+        # The process whose end stops this server (the test session that started it), as (pid, start time):
+        # a pid given to a new process later is not the same process.
+        self.stop_with = None if stop_with is None else (stop_with, start_time(stop_with))
         # What the imports saw, and nothing else of the environment it was started with
         # (judge server start passes no secret; a request's environment is never kept).
         self.environ = compat.import_environment(os.environ, with_path=True)
@@ -124,6 +129,9 @@ class Server:
         self.close()
 
     def _should_exit(self) -> bool:
+        if self.stop_with is not None and not self.stopping and start_time(self.stop_with[0]) != self.stop_with[1]:
+            log(f"process {self.stop_with[0]}, which it was started for, ended: stopping")
+            self.stopping = True  # what started it is gone: so are the commands it asked for
         if self.stopping or self.retiring:
             if self.listener is not None:
                 self._close_listener()
@@ -327,6 +335,7 @@ class Server:
         _reply(conn, {"pid": os.getpid(), "socket": str(self.path), "python": sys.executable,
                       "judge": compat.PACKAGE_ROOT, "torch": torch.__version__, "triton": triton.__version__,
                       "started_at": self.started_at, "served": self.served, "idle_timeout_s": self.idle_s,
+                      "stop_with": self.stop_with[0] if self.stop_with else None,
                       "running": running, "fingerprint_ok": request.get("fingerprint") == self.fingerprint})
         self._let_go(conn)
 
@@ -530,7 +539,8 @@ def main(argv: list[str]) -> int:
     from judge.base.bytecode import keep_bytecode
 
     keep_bytecode()
-    server = Server(Path(argv[0]), float(argv[1]))
+    args = _arguments(argv)
+    server = Server(Path(args.socket), args.idle_s, stop_with=args.stop_with)
     server.prepare()
     _set_dumpable(False)  # another process of this user cannot read its memory or environment
     server.listen()
@@ -542,6 +552,16 @@ def main(argv: list[str]) -> int:
     except Become as become:  # in a forked child, with the loop's frames gone
         _leave_server(server, become)
     return 0
+
+
+def _arguments(argv: list[str]):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m judge.daemon.daemon")
+    parser.add_argument("socket")
+    parser.add_argument("idle_s", type=float)
+    parser.add_argument("--stop-with", type=int, help="stop when this process ends")
+    return parser.parse_args(argv)
 
 
 def _leave_server(server: Server, become: Become) -> None:
