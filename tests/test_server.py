@@ -258,6 +258,62 @@ def test_a_server_started_for_a_process_stops_when_that_process_ends(tmp_path):
         _judge(env, "server", "stop")
 
 
+@pytest.mark.slow
+def test_status_lists_every_server_of_yours_and_stop_all_stops_them(tmp_path, monkeypatch):
+    """Servers of other cache folders, one with its socket in <tmp>/judge-<uid> (its own path too long), and
+    a stray one of an older judge that no longer answers: `judge server status` from a third environment
+    lists all three (pid, socket, idle time-out, start), and `judge server stop --all` stops them all."""
+    envs = [dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "a")),
+            dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / ("b" * 100)))]
+    stray = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "-m", "judge.server.daemon",
+                              str(tmp_path / "gone.sock"), "600.0"])
+    try:
+        pids = [int(re.search(r"pid (\d+)", _judge(env, "server", "start", "--idle-timeout", minutes).stdout)[1])
+                for env, minutes in zip(envs, ("7", "11"))]
+        sockets = [_socket(env) for env in envs]
+        assert sockets[1].parent.name == f"judge-{os.getuid()}"
+        status = _judge(dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "c")), "server", "status")
+        assert status.returncode == 1 and "no judge server serves this checkout here" in status.stdout
+        for pid, path, minutes in zip(pids, sockets, (7, 11)):
+            assert re.search(rf"pid {pid} · started [\d-]+ [\d:]+ \(up [\d.]+ min\) · idle time-out {minutes} min "
+                             rf"· stops with process {os.getpid()} · 0 command\(s\) served\n +socket {path}\n",
+                             status.stdout), status.stdout
+        assert re.search(rf"pid {stray.pid} · .* · idle time-out 10 min · not answering", status.stdout)
+        # every server of this user: here only this test's, since other test sessions may run as the same user
+        from click.testing import CliRunner
+        from judge.cli import main
+        from judge.server import census
+
+        everyone = census.find_servers
+        monkeypatch.setattr(census, "find_servers", lambda: [s for s in everyone() if s.pid in [*pids, stray.pid]])
+        stopped = CliRunner().invoke(main, ["server", "stop", "--all"])
+        assert stopped.exit_code == 0 and stopped.output.count(" stopped\n") == 3, stopped.output
+        assert stray.wait(timeout=5) == -signal.SIGTERM and not any(_alive(pid) for pid in pids)
+    finally:
+        stray.kill()
+        for env in envs:
+            _judge(env, "server", "stop")
+
+
+def test_a_test_session_that_leaves_a_server_running_fails_and_stops_it(tmp_path):
+    """tests/conftest.py: a session whose test started a server and did not stop it fails, loudly, and
+    the server is stopped by the time it ends."""
+    (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    (tmp_path / "test_leaves_one.py").write_text(
+        "import os, subprocess, sys\n"
+        "def test_starts_a_server_and_forgets_it(tmp_path):\n"
+        "    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / 'cache'))\n"
+        f"    subprocess.run([sys.executable, '-m', 'judge', 'server', 'start'], env=env, check=True, cwd={str(ROOT)!r})\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    inner = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                            str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert inner.returncode != 0 and "1 passed, 1 error" in inner.stdout, inner.stdout[-2000:]
+    left = re.search(r"judge server\(s\) started by this test session were still running at its end "
+                     r"\(now stopped\): pid (\d+)", inner.stdout)
+    assert left, inner.stdout[-2000:]
+    assert not _alive(int(left[1]))
+
+
 def _children_running(parent: int, marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

@@ -551,7 +551,10 @@ def main(argv: list[str]) -> int:
         server.serve()
     except Become as become:  # in a forked child, with the loop's frames gone
         _leave_server(server, become)
-    return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # at once: tearing down an interpreter that imported torch takes a second, and a
+    # server that said it stopped (its socket gone) must be gone too (census.stop_all waits for the pid)
 
 
 def _arguments(argv: list[str]):

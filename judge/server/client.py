@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 
 from judge.server import compat
 from judge.base import wire
@@ -123,9 +124,10 @@ def _wait_for_exit(conn: socket.socket) -> int:
         return 3
 
 
-def ask(op: str) -> dict | None:
-    """A ``status`` or ``stop`` request to this checkout's server; None if none answers."""
-    path = compat.socket_path()
+def ask(op: str, path=None) -> dict | None:
+    """A ``status`` or ``stop`` request to the server at ``path`` (this checkout's, by default);
+    None if none answers."""
+    path = compat.socket_path() if path is None else Path(path)
     if not path.exists():
         return None
     conn = connect(path)
