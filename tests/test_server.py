@@ -314,6 +314,73 @@ def test_a_test_session_that_leaves_a_server_running_fails_and_stops_it(tmp_path
     assert not _alive(int(left[1]))
 
 
+@pytest.mark.parametrize("argv, env, wanted", [
+    (["run", "transpose", "x.py"], {}, True), (["--debug", "rank", "t", "a.py", "b.py"], {}, True),
+    (["run", "transpose", "x.py"], {"JUDGE_SERVER": "0"}, False), (["run", "t", "x.py"], {"CI": "true"}, False),
+    (["run", "t", "x.py"], {"CI": "false"}, True), (["watch", "t", "x.py"], {}, False),
+    (["grade", "--dir", "s"], {}, False), (["list"], {}, False), (["run", "--help"], {}, False),
+])
+def test_which_commands_start_a_server_when_they_end(argv, env, wanted, monkeypatch):
+    from judge.server import autostart
+
+    for name in ("JUDGE_SERVER", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert autostart.wanted(argv) is wanted
+
+
+def _first_run_env(tmp_path) -> dict:
+    """No JUDGE_SERVER, no CI: as a user's shell (JUDGE_SERVER_STOP_WITH stays: the server dies with the session)."""
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_DATA_DIR=str(tmp_path / "data"), NO_COLOR="1")
+    for name in ("JUDGE_SERVER", "CI"):
+        env.pop(name, None)
+    return env
+
+
+@pytest.mark.slow
+def test_two_first_runs_start_one_server_which_the_next_run_uses(tmp_path):
+    """The first `judge run` of the day judges in its own process, then starts a server in the background
+    and says so once; two at once start one (the lock); the next run goes through it, with the same cases,
+    verdicts and sandbox as a run in its own process."""
+    from judge.server import autostart
+
+    env = _first_run_env(tmp_path)
+    args = [sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_ok.py"), "--interpret",
+            "--seed", "4", "--json"]
+    try:
+        firsts = [subprocess.Popen(args, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True) for _ in range(2)]
+        outputs = [p.communicate(timeout=180) for p in firsts]
+        assert [p.returncode for p in firsts] == [0, 0], outputs
+        assert sum(err.count(autostart.NOTICE) for _, err in outputs) == 1, [err for _, err in outputs]
+        assert _wait_for(lambda: _judge(env, "server", "status").returncode == 0, 90), _log(env)
+        status = _judge(env, "server", "status").stdout
+        assert "by a judge run · idle time-out 15 min" in status and "0 command(s) served" in status, status
+        second = _judge(env, *args[3:])
+        assert second.returncode == 0 and "started a judge server" not in second.stderr, second.stderr
+        assert "command pid" in _log(env) and "worker pid" in _log(env)  # judged by the server's children
+        direct, served = json.loads(outputs[0][0]), json.loads(second.stdout)
+        assert [(t["params"], t["verdict"]) for t in direct["tests"]] == \
+            [(t["params"], t["verdict"]) for t in served["tests"]]
+        assert direct["environment"]["protections"] == served["environment"]["protections"]
+        assert direct["verdict"] == served["verdict"] == "accepted"
+    finally:
+        _judge(env, "server", "stop")
+
+
+@pytest.mark.slow
+def test_no_server_starts_with_judge_server_0_in_ci_or_after_a_usage_error(tmp_path):
+    env = _first_run_env(tmp_path)
+    ok = ["run", TINY, str(SOLUTIONS / "transpose_ok.py"), "--interpret", "--no-bench"]
+    runs = [_judge(dict(env, JUDGE_SERVER="0"), *ok), _judge(dict(env, CI="true"), *ok),
+            _judge(env, "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))]
+    assert [r.returncode for r in runs] == [0, 0, 2], [r.stderr for r in runs]
+    assert not any("judge server" in r.stderr for r in runs), [r.stderr for r in runs]
+    time.sleep(1.0)
+    assert not _socket(env).exists() and not list(Path(env["JUDGE_CACHE_DIR"]).glob("server/*.log"))
+
+
 def _children_running(parent: int, marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

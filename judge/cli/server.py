@@ -14,13 +14,17 @@ from judge.cli.base import main_group, user_errors
 def server_group() -> None:
     """A warm process that judges for 'judge run', 'rank' and 'watch' (docs/server.md).
 
+    The first 'judge run' or 'rank' that finds none starts one when it ends (idle
+    time-out 15 min); JUDGE_SERVER=0 neither uses nor starts one, nor does a run in CI.
+
     \b
-    judge server start     import torch and triton once; later commands start at once
-    judge server status    is it running, what is it doing
-    judge server stop      stop it (it also stops after --idle-timeout minutes unused)
+    judge server start       import torch and triton once; later commands start at once
+    judge server status      this one and every other server of yours, what they are doing
+    judge server stop        stop it (it also stops after its idle time-out)
+    judge server stop --all  stop every judge server of yours
 
     Commands run in it exactly as they would alone: each in a fresh process of its
-    own, on your terminal, with your folder and environment. JUDGE_SERVER=0 skips it.
+    own, on your terminal, with your folder and environment.
     """
 
 
@@ -34,7 +38,10 @@ def start_command(idle_timeout: float) -> None:
     with user_errors(ServerStartError):
         started = start(idle_timeout * 60.0)
     if started.already:
-        click.echo(f"the judge server is already running (pid {started.pid})")
+        idle = "" if started.idle_s is None else f", idle time-out {started.idle_s / 60:g} min"
+        click.echo(f"the judge server is already running (pid {started.pid}{idle}"
+                   f"{', started by a judge run' if started.auto else ''}); 'judge server stop' first to start "
+                   "one with another idle time-out")
         return
     click.echo(f"judge server started (pid {started.pid}): 'judge run', 'rank' and 'watch' now use it.\n"
                f"It stops after {idle_timeout:g} min without a command, or with 'judge server stop'. "

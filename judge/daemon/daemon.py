@@ -1,5 +1,7 @@
-"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S [--stop-with PID]`` (``judge server start``
-runs it).  With ``--stop-with``, it stops as soon as process PID ends (a test session that started it).
+"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S [--stop-with PID] [--auto --lock-fd FD]``
+(``judge server start`` runs it, or a ``judge run`` that found none: judge/server/autostart.py).
+With ``--stop-with``, it stops as soon as process PID ends (a test session that started it);
+``--lock-fd`` is the start lock it was handed, let go once it listens.
 
 It imports what ``judge run`` and a worker import, then serves one Unix socket
 in a single thread (forking is only safe from a process with one thread):
@@ -50,8 +52,8 @@ class Child:
 
 
 class Server:
-    def __init__(self, path: Path, idle_s: float, stop_with: int | None = None):
-        self.path, self.idle_s = Path(path), idle_s
+    def __init__(self, path: Path, idle_s: float, stop_with: int | None = None, auto: bool = False):
+        self.path, self.idle_s, self.auto = Path(path), idle_s, auto  # auto: a judge run started it
         # The process whose end stops this server (the test session that started it), as (pid, start time):
         # a pid given to a new process later is not the same process.
         self.stop_with = None if stop_with is None else (stop_with, start_time(stop_with))
@@ -335,7 +337,7 @@ class Server:
         _reply(conn, {"pid": os.getpid(), "socket": str(self.path), "python": sys.executable,
                       "judge": compat.PACKAGE_ROOT, "torch": torch.__version__, "triton": triton.__version__,
                       "started_at": self.started_at, "served": self.served, "idle_timeout_s": self.idle_s,
-                      "stop_with": self.stop_with[0] if self.stop_with else None,
+                      "stop_with": self.stop_with[0] if self.stop_with else None, "auto": self.auto,
                       "running": running, "fingerprint_ok": request.get("fingerprint") == self.fingerprint})
         self._let_go(conn)
 
@@ -540,10 +542,12 @@ def main(argv: list[str]) -> int:
 
     keep_bytecode()
     args = _arguments(argv)
-    server = Server(Path(args.socket), args.idle_s, stop_with=args.stop_with)
+    server = Server(Path(args.socket), args.idle_s, stop_with=args.stop_with, auto=args.auto)
     server.prepare()
     _set_dumpable(False)  # another process of this user cannot read its memory or environment
     server.listen()
+    if args.lock_fd is not None:
+        os.close(args.lock_fd)  # the start lock a judge run handed over: another start now finds this server
     print("ready", flush=True)  # judge server start waits for this line, then closes the pipe
     os.dup2(2, 1)  # from here on, stdout is the log too
     sys.stdout = open(1, "w", buffering=1, closefd=False)
@@ -564,6 +568,8 @@ def _arguments(argv: list[str]):
     parser.add_argument("socket")
     parser.add_argument("idle_s", type=float)
     parser.add_argument("--stop-with", type=int, help="stop when this process ends")
+    parser.add_argument("--auto", action="store_true", help="started by a judge run, not by judge server start")
+    parser.add_argument("--lock-fd", type=int, help="the start lock, inherited: let go once listening")
     return parser.parse_args(argv)
 
 

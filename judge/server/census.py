@@ -35,12 +35,13 @@ class FoundServer:
     started_at: float | None  # seconds since the epoch
     stop_with: int | None  # it stops when this process ends (JUDGE_SERVER_STOP_WITH)
     status: dict | None  # its answer to ``status``; None: it did not answer (stopping, its socket gone)
+    auto: bool = False  # a judge run started it (judge/server/autostart.py)
 
     @classmethod
     def answered(cls, status: dict, socket=None) -> "FoundServer":
         """A server known by its answer to ``status``."""
         return cls(status["pid"], str(socket or status.get("socket")), status.get("idle_timeout_s"),
-                   status.get("started_at"), status.get("stop_with"), status)
+                   status.get("started_at"), status.get("stop_with"), status, bool(status.get("auto")))
 
 
 def find_servers() -> list[FoundServer]:
@@ -79,7 +80,7 @@ def _from_arguments(pid: int, args: list[str]) -> FoundServer:
         status = None  # the socket is another server's now
     stop_with = args[args.index("--stop-with") + 1] if "--stop-with" in args[:-1] else None
     return FoundServer(pid, socket, _number(args[1]) if len(args) > 1 else None, _started_at(pid),
-                       int(stop_with) if stop_with and stop_with.isdigit() else None, status)
+                       int(stop_with) if stop_with and stop_with.isdigit() else None, status, "--auto" in args)
 
 
 def _number(text: str) -> float | None:
@@ -152,7 +153,7 @@ def describe(server: FoundServer) -> list[str]:
     when = "?" if started is None else \
         f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))} (up {(time.time() - started) / 60:.1f} min)"
     idle = "?" if server.idle_s is None else f"{server.idle_s / 60:g} min"
-    head = f"pid {server.pid} · started {when} · idle time-out {idle}"
+    head = f"pid {server.pid} · started {when}{' by a judge run' if server.auto else ''} · idle time-out {idle}"
     if server.stop_with is not None:
         head += f" · stops with process {server.stop_with}"
     if not status:

@@ -2,8 +2,9 @@
 running judge server (judge/daemon/daemon.py) and wait for its exit status.
 
 Imports nothing heavy (no click, no torch): when no server answers, the command
-runs in this process as it always did, and this cost only a ``stat``.
-``JUDGE_SERVER=0`` skips the server.
+runs in this process as it always did, and this cost only a ``stat``; it then
+starts one when it ends (judge/server/autostart.py).  ``JUDGE_SERVER=0`` skips the
+server and starts none.
 """
 
 from __future__ import annotations

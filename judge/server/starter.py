@@ -27,11 +27,14 @@ class ServerStartError(RuntimeError):
 
 @dataclass(frozen=True)
 class Started:
-    """The server's pid; ``already``: one of this code was running, and ``log_path`` is None."""
+    """The server's pid; ``already``: one of this code was running (``log_path`` is None; ``idle_s`` its
+    idle time-out, ``auto`` whether a judge run started it)."""
 
     pid: int
     log_path: Path | None
     already: bool
+    idle_s: float | None = None
+    auto: bool = False
 
 
 def start(idle_s: float) -> Started:
@@ -44,7 +47,8 @@ def start(idle_s: float) -> Started:
     with _start_lock(path):  # two starts at once: the second finds the first's server
         status = client.ask("status")
         if status is not None and status.get("fingerprint_ok"):
-            return Started(status["pid"], None, already=True)
+            return Started(status["pid"], None, already=True, idle_s=status.get("idle_timeout_s"),
+                           auto=bool(status.get("auto")))
         if status is not None:  # out of date: the judge or its torch changed
             client.ask("stop")
             wait_until_gone(path, 15.0)
