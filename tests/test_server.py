@@ -59,6 +59,15 @@ def test_a_request_from_changed_code_is_refused_and_retires_the_server(tmp_path)
     assert server.retiring and not server.stopping  # running commands finish; new ones run without it
 
 
+def test_each_control_group_has_a_server_of_its_own(monkeypatch):
+    """A server refuses clients of another control group; a client there therefore looks for (and
+    starts) a server at another socket rather than be refused by this one on every run."""
+    monkeypatch.setattr(compat, "cgroup", lambda: "0::/user.slice/session-1.scope\n")
+    first = compat.socket_path()
+    monkeypatch.setattr(compat, "cgroup", lambda: "0::/user.slice/session-2.scope\n")
+    assert compat.socket_path() != first and compat.socket_path().parent == first.parent
+
+
 def test_messages_carry_descriptors():
     a, b = socket.socketpair()
     read, write = os.pipe()
