@@ -161,6 +161,17 @@ def test_a_served_run_judges_in_a_forked_command_and_worker(served):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="torch sizes its pool to the CPUs: one CPU, one thread")
+def test_a_forked_worker_has_the_one_cpu_thread_of_a_spawned_one(served):
+    """A spawned worker starts with OMP_NUM_THREADS=1; a forked one had the server's thread pool (one
+    per CPU): a served CPU-mode run's tests took up to 10x longer on a busy machine, and torch's CPU
+    work ran otherwise than in a spawned worker."""
+    for env in (dict(served, JUDGE_SERVER="0"), served):
+        done = _judge(env, "run", TINY, str(SOLUTIONS / "server_threads_probe.py"), "--interpret", "--json")
+        assert done.returncode == 0 and json.loads(done.stdout)["verdict"] == "accepted", done.stdout[-800:]
+
+
+@pytest.mark.slow
 def test_ctrl_c_and_a_vanished_client_leave_no_process(served):
     for how in (signal.SIGINT, signal.SIGKILL):
         before = len(re.findall(r"worker pid (\d+)", _log(served)))

@@ -436,6 +436,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
         os.closerange(low + 1, high)
     _take_client_context(request)
     _bytecode_as_environment()
+    _threads_as_environment()
     # as for `python -m judge.worker` with the judge's folder on PYTHONPATH (client.py), and
     # the judge still importable where it is not installed (the server's first entry was it)
     sys.path[0:1] = [request["cwd"], compat.PACKAGE_ROOT]
@@ -478,6 +479,18 @@ def _bytecode_as_environment() -> None:
     """Python's bytecode settings as the environment now says (a fresh interpreter reads them at start)."""
     sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
+
+
+def _threads_as_environment() -> None:
+    """Torch's CPU thread pool as a fresh interpreter sizes it from the environment: a worker's sets
+    OMP_NUM_THREADS=1 (judge/worker/client.py), but the pool was sized by the server's, once per CPU,
+    when it imported torch.  With the server's pool, a forked worker ran torch's CPU work on every CPU
+    (a served CPU-mode run's tests took up to 10x longer on a busy 2-CPU machine than with one thread)."""
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if threads.isdigit() and int(threads) > 0:
+        import torch
+
+        torch.set_num_threads(int(threads))
 
 
 def _standard_streams(terminal: bool) -> None:
