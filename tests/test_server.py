@@ -358,6 +358,22 @@ def _first_run_env(tmp_path) -> dict:
     return env
 
 
+def test_a_server_is_started_where_its_socket_path_is_too_long(tmp_path, monkeypatch):
+    """A cache folder whose socket path is too long: the socket goes to <tmp>/judge-<uid>, and the log,
+    which stays in the cache folder, has a folder to go to."""
+    import subprocess as real
+    from judge.server import autostart
+
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / ("c" * 100)))
+    spawned = []
+    monkeypatch.setattr(real, "Popen", lambda argv, **kw: spawned.append((argv, kw)))
+    assert compat.socket_path().parent.name == f"judge-{os.getuid()}"
+    assert autostart._start() is True
+    (argv, kw), = spawned
+    assert argv[3:5] == [str(compat.socket_path()), str(autostart.IDLE_S)] and "--auto" in argv
+    assert kw["start_new_session"] and kw["stdin"] == real.DEVNULL and compat.log_path().exists()
+
+
 @pytest.mark.slow
 def test_two_first_runs_start_one_server_which_the_next_run_uses(tmp_path):
     """The first `judge run` of the day judges in its own process, then starts a server in the background

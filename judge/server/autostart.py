@@ -72,6 +72,7 @@ def _start() -> bool:
             answer.close()
             return False
         log_path = compat.log_path()
+        compat.private_folder(log_path.parent)  # not the socket's folder when that path was too long
         env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}  # never in the server
         argv = daemon_argv(path, IDLE_S) + ["--auto", "--lock-fd", str(lock.fileno())]
         with open(log_path, "a") as log:  # the server's "ready" and its log; our copy of the lock goes below
