@@ -315,6 +315,7 @@ def test_status_lists_every_server_of_yours_and_stop_all_stops_them(tmp_path, mo
             _judge(env, "server", "stop")
 
 
+@pytest.mark.slow
 def test_a_test_session_that_leaves_a_server_running_fails_and_stops_it(tmp_path):
     """tests/conftest.py: a session whose test started a server and did not stop it fails, loudly, and
     the server is stopped by the time it ends."""
@@ -323,7 +324,8 @@ def test_a_test_session_that_leaves_a_server_running_fails_and_stops_it(tmp_path
         "import os, subprocess, sys\n"
         "def test_starts_a_server_and_forgets_it(tmp_path):\n"
         "    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / 'cache'))\n"
-        f"    subprocess.run([sys.executable, '-m', 'judge', 'server', 'start'], env=env, check=True, cwd={str(ROOT)!r})\n")
+        "    subprocess.run([sys.executable, '-m', 'judge', 'server', 'start'], env=env, check=True,\n"
+        f"                   cwd={str(ROOT)!r})\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     inner = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                             str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
