@@ -440,9 +440,20 @@ def test_sigterm_to_a_plain_run_stops_its_worker(tmp_path):
     judge = subprocess.Popen([sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_hang.py"),
                               "--interpret", "--timeout", "120"], env=env, cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    workers = _wait_for(lambda: _children_running(judge.pid, "judge.worker"), 60)
-    assert workers
-    time.sleep(2.0)  # in solve() by now
-    judge.send_signal(signal.SIGTERM)
-    assert judge.wait(timeout=30) == 143
-    assert _wait_for(lambda: not any(_alive(w) for w in workers), 15), workers
+    workers = []
+    try:
+        workers = _wait_for(lambda: _children_running(judge.pid, "judge.worker"), 60)
+        assert workers
+        time.sleep(2.0)  # in solve() by now
+        judge.send_signal(signal.SIGTERM)
+        assert judge.wait(timeout=30) == 143
+        assert _wait_for(lambda: not any(_alive(w) for w in workers), 15), workers
+    finally:  # a failed check leaves no judge nor worker running on (a hanging solve() waits 120 s)
+        judge.kill()
+        judge.wait()
+        for worker in workers:  # still that worker (its pid not given to another process meanwhile)
+            try:
+                if b"judge.worker" in Path(f"/proc/{worker}/cmdline").read_bytes():
+                    os.kill(worker, signal.SIGKILL)
+            except OSError:  # gone
+                pass
