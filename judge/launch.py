@@ -2,7 +2,8 @@
 
 A command the judge server serves (``run``, ``rank``, ``watch``) is handed to it
 when one is running (judge/server/client.py); anything else, or with no server,
-runs here through the click group (judge/cli).
+runs here through the click group (judge/cli).  A ``run`` or ``rank`` that found
+no server starts one when it ends, for the next (judge/server/autostart.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ def main() -> None:
             os.kill(os.getpid(), -code)
             code = 128 - code
         os._exit(code)
+    from judge.server import autostart
+
+    then = autostart.start_in_background if autostart.wanted(sys.argv[1:]) else None
     from judge.cli import entry
 
-    entry()
+    entry(then=then)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,12 @@ CHALLENGES = ROOT / "challenges"
 
 # The judge's own process must never run in interpreter mode by accident.
 os.environ.pop("TRITON_INTERPRET", None)
+# No test may leave a judge server behind: a server that a test starts (judge server start, in any
+# subprocess that inherits this environment) stops as soon as this process ends, however it ends
+# (Ctrl-C, a kill); and no command uses or starts a server unless its test asks for one
+# (tests/test_server.py sets its own JUDGE_SERVER).
+os.environ["JUDGE_SERVER_STOP_WITH"] = str(os.getpid())
+os.environ["JUDGE_SERVER"] = "0"
 
 
 def outlived(pid: int, seconds: float = 5.0) -> bool:
@@ -30,6 +37,23 @@ def outlived(pid: int, seconds: float = 5.0) -> bool:
     if alive:
         os.kill(pid, 9)
     return alive
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_judge_server_outlives_the_session():
+    """A judge server a test started (it stops with this process: JUDGE_SERVER_STOP_WITH above) and
+    left running fails the session, and is stopped here, running commands and all."""
+    yield
+    from judge.server import census
+
+    deadline = time.monotonic() + 5.0  # one stopped a moment ago may still be on its way out
+    while (left := [s for s in census.find_servers() if s.stop_with == os.getpid()]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if left:
+        census.terminate(left)
+        pytest.fail(f"{len(left)} judge server(s) started by this test session were still running at its end "
+                    f"(now stopped): " + "; ".join(f"pid {s.pid}, socket {s.socket}" for s in left)
+                    + ". A test that starts a server must stop it (judge server stop), even when it fails.")
 
 
 @pytest.fixture

@@ -59,6 +59,15 @@ def test_a_request_from_changed_code_is_refused_and_retires_the_server(tmp_path)
     assert server.retiring and not server.stopping  # running commands finish; new ones run without it
 
 
+def test_each_control_group_has_a_server_of_its_own(monkeypatch):
+    """A server refuses clients of another control group; a client there therefore looks for (and
+    starts) a server at another socket rather than be refused by this one on every run."""
+    monkeypatch.setattr(compat, "cgroup", lambda: "0::/user.slice/session-1.scope\n")
+    first = compat.socket_path()
+    monkeypatch.setattr(compat, "cgroup", lambda: "0::/user.slice/session-2.scope\n")
+    assert compat.socket_path() != first and compat.socket_path().parent == first.parent
+
+
 def test_messages_carry_descriptors():
     a, b = socket.socketpair()
     read, write = os.pipe()
@@ -152,6 +161,17 @@ def test_a_served_run_judges_in_a_forked_command_and_worker(served):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="torch sizes its pool to the CPUs: one CPU, one thread")
+def test_a_forked_worker_has_the_one_cpu_thread_of_a_spawned_one(served):
+    """A spawned worker starts with OMP_NUM_THREADS=1; a forked one had the server's thread pool (one
+    per CPU): a served CPU-mode run's tests took up to 10x longer on a busy machine, and torch's CPU
+    work ran otherwise than in a spawned worker."""
+    for env in (dict(served, JUDGE_SERVER="0"), served):
+        done = _judge(env, "run", TINY, str(SOLUTIONS / "server_threads_probe.py"), "--interpret", "--json")
+        assert done.returncode == 0 and json.loads(done.stdout)["verdict"] == "accepted", done.stdout[-800:]
+
+
+@pytest.mark.slow
 def test_ctrl_c_and_a_vanished_client_leave_no_process(served):
     for how in (signal.SIGINT, signal.SIGKILL):
         before = len(re.findall(r"worker pid (\d+)", _log(served)))
@@ -237,6 +257,168 @@ def test_status_and_stop(tmp_path):
     assert _judge(env, "server", "status").returncode == 1
 
 
+@pytest.mark.slow
+def test_a_server_started_for_a_process_stops_when_that_process_ends(tmp_path):
+    """JUDGE_SERVER_STOP_WITH=PID (tests/conftest.py sets the test session's): the server stops as soon
+    as that process ends, so a test session stopped part-way, or killed, leaves no server behind."""
+    owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_SERVER_STOP_WITH=str(owner.pid))
+    try:
+        started = _judge(env, "server", "start", "--idle-timeout", "30")
+        assert started.returncode == 0, started.stderr
+        pid = int(re.search(r"pid (\d+)", started.stdout).group(1))
+        time.sleep(1.5)
+        assert _alive(pid)  # its owner is alive: it serves on
+        owner.kill()
+        owner.wait()
+        assert _wait_for(lambda: not _alive(pid), 10), f"server {pid} outlived the process it was started for"
+        assert f"process {owner.pid}, which it was started for, ended: stopping" in _log(env)
+    finally:
+        owner.kill()
+        _judge(env, "server", "stop")
+
+
+@pytest.mark.slow
+def test_status_lists_every_server_of_yours_and_stop_all_stops_them(tmp_path, monkeypatch):
+    """Servers of other cache folders, one with its socket in <tmp>/judge-<uid> (its own path too long), and
+    a stray one of an older judge that no longer answers: `judge server status` from a third environment
+    lists all three (pid, socket, idle time-out, start), and `judge server stop --all` stops them all."""
+    envs = [dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "a")),
+            dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / ("b" * 100)))]
+    stray = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "-m", "judge.server.daemon",
+                              str(tmp_path / "gone.sock"), "600.0"])
+    try:
+        pids = [int(re.search(r"pid (\d+)", _judge(env, "server", "start", "--idle-timeout", minutes).stdout)[1])
+                for env, minutes in zip(envs, ("7", "11"))]
+        sockets = [_socket(env) for env in envs]
+        assert sockets[1].parent.name == f"judge-{os.getuid()}"
+        status = _judge(dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "c")), "server", "status")
+        assert status.returncode == 1 and "no judge server serves this checkout here" in status.stdout
+        for pid, path, minutes in zip(pids, sockets, (7, 11)):
+            assert re.search(rf"pid {pid} · started [\d-]+ [\d:]+ \(up [\d.]+ min\) · idle time-out {minutes} min "
+                             rf"· stops with process {os.getpid()} · 0 command\(s\) served\n +socket {path}\n",
+                             status.stdout), status.stdout
+        assert re.search(rf"pid {stray.pid} · .* · idle time-out 10 min · not answering", status.stdout)
+        # every server of this user: here only this test's, since other test sessions may run as the same user
+        from click.testing import CliRunner
+        from judge.cli import main
+        from judge.server import census
+
+        everyone = census.find_servers
+        monkeypatch.setattr(census, "find_servers", lambda: [s for s in everyone() if s.pid in [*pids, stray.pid]])
+        stopped = CliRunner().invoke(main, ["server", "stop", "--all"])
+        assert stopped.exit_code == 0 and stopped.output.count(" stopped\n") == 3, stopped.output
+        assert stray.wait(timeout=5) == -signal.SIGTERM and not any(_alive(pid) for pid in pids)
+    finally:
+        stray.kill()
+        for env in envs:
+            _judge(env, "server", "stop")
+
+
+@pytest.mark.slow
+def test_a_test_session_that_leaves_a_server_running_fails_and_stops_it(tmp_path):
+    """tests/conftest.py: a session whose test started a server and did not stop it fails, loudly, and
+    the server is stopped by the time it ends."""
+    (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    (tmp_path / "test_leaves_one.py").write_text(
+        "import os, subprocess, sys\n"
+        "def test_starts_a_server_and_forgets_it(tmp_path):\n"
+        "    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / 'cache'))\n"
+        "    subprocess.run([sys.executable, '-m', 'judge', 'server', 'start'], env=env, check=True,\n"
+        f"                   cwd={str(ROOT)!r})\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    inner = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                            str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert inner.returncode != 0 and "1 passed, 1 error" in inner.stdout, inner.stdout[-2000:]
+    left = re.search(r"judge server\(s\) started by this test session were still running at its end "
+                     r"\(now stopped\): pid (\d+)", inner.stdout)
+    assert left, inner.stdout[-2000:]
+    assert not _alive(int(left[1]))
+
+
+@pytest.mark.parametrize("argv, env, wanted", [
+    (["run", "transpose", "x.py"], {}, True), (["--debug", "rank", "t", "a.py", "b.py"], {}, True),
+    (["run", "transpose", "x.py"], {"JUDGE_SERVER": "0"}, False), (["run", "t", "x.py"], {"CI": "true"}, False),
+    (["run", "t", "x.py"], {"CI": "false"}, True), (["watch", "t", "x.py"], {}, False),
+    (["grade", "--dir", "s"], {}, False), (["list"], {}, False), (["run", "--help"], {}, False),
+])
+def test_which_commands_start_a_server_when_they_end(argv, env, wanted, monkeypatch):
+    from judge.server import autostart
+
+    for name in ("JUDGE_SERVER", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert autostart.wanted(argv) is wanted
+
+
+def _first_run_env(tmp_path) -> dict:
+    """No JUDGE_SERVER, no CI: as a user's shell (JUDGE_SERVER_STOP_WITH stays: the server dies with the session)."""
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_DATA_DIR=str(tmp_path / "data"), NO_COLOR="1")
+    for name in ("JUDGE_SERVER", "CI"):
+        env.pop(name, None)
+    return env
+
+
+def test_a_server_is_started_where_its_socket_path_is_too_long(tmp_path, monkeypatch):
+    """A cache folder whose socket path is too long: the socket goes to <tmp>/judge-<uid>, and the log,
+    which stays in the cache folder, has a folder to go to."""
+    import subprocess as real
+    from judge.server import autostart
+
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / ("c" * 100)))
+    spawned = []
+    monkeypatch.setattr(real, "Popen", lambda argv, **kw: spawned.append((argv, kw)))
+    assert compat.socket_path().parent.name == f"judge-{os.getuid()}"
+    assert autostart._start() is True
+    (argv, kw), = spawned
+    assert argv[3:5] == [str(compat.socket_path()), str(autostart.IDLE_S)] and "--auto" in argv
+    assert kw["start_new_session"] and kw["stdin"] == real.DEVNULL and compat.log_path().exists()
+
+
+@pytest.mark.slow
+def test_two_first_runs_start_one_server_which_the_next_run_uses(tmp_path):
+    """The first `judge run` of the day judges in its own process, then starts a server in the background
+    and says so once; two at once start one (the lock); the next run goes through it, with the same cases,
+    verdicts and sandbox as a run in its own process."""
+    from judge.server import autostart
+
+    env = _first_run_env(tmp_path)
+    args = [sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_ok.py"), "--interpret",
+            "--seed", "4", "--json"]
+    try:
+        firsts = [subprocess.Popen(args, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True) for _ in range(2)]
+        outputs = [p.communicate(timeout=180) for p in firsts]
+        assert [p.returncode for p in firsts] == [0, 0], outputs
+        assert sum(err.count(autostart.NOTICE) for _, err in outputs) == 1, [err for _, err in outputs]
+        assert _wait_for(lambda: _judge(env, "server", "status").returncode == 0, 90), _log(env)
+        status = _judge(env, "server", "status").stdout
+        assert "by a judge run · idle time-out 15 min" in status and "0 command(s) served" in status, status
+        second = _judge(env, *args[3:])
+        assert second.returncode == 0 and "started a judge server" not in second.stderr, second.stderr
+        assert "command pid" in _log(env) and "worker pid" in _log(env)  # judged by the server's children
+        direct, served = json.loads(outputs[0][0]), json.loads(second.stdout)
+        assert [(t["params"], t["verdict"]) for t in direct["tests"]] == \
+            [(t["params"], t["verdict"]) for t in served["tests"]]
+        assert direct["environment"]["protections"] == served["environment"]["protections"]
+        assert direct["verdict"] == served["verdict"] == "accepted"
+    finally:
+        _judge(env, "server", "stop")
+
+
+@pytest.mark.slow
+def test_no_server_starts_with_judge_server_0_in_ci_or_after_a_usage_error(tmp_path):
+    env = _first_run_env(tmp_path)
+    ok = ["run", TINY, str(SOLUTIONS / "transpose_ok.py"), "--interpret", "--no-bench"]
+    runs = [_judge(dict(env, JUDGE_SERVER="0"), *ok), _judge(dict(env, CI="true"), *ok),
+            _judge(env, "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))]
+    assert [r.returncode for r in runs] == [0, 0, 2], [r.stderr for r in runs]
+    assert not any("judge server" in r.stderr for r in runs), [r.stderr for r in runs]
+    time.sleep(1.0)
+    assert not _socket(env).exists() and not list(Path(env["JUDGE_CACHE_DIR"]).glob("server/*.log"))
+
+
 def _children_running(parent: int, marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -258,9 +440,20 @@ def test_sigterm_to_a_plain_run_stops_its_worker(tmp_path):
     judge = subprocess.Popen([sys.executable, "-m", "judge", "run", TINY, str(SOLUTIONS / "transpose_hang.py"),
                               "--interpret", "--timeout", "120"], env=env, cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    workers = _wait_for(lambda: _children_running(judge.pid, "judge.worker"), 60)
-    assert workers
-    time.sleep(2.0)  # in solve() by now
-    judge.send_signal(signal.SIGTERM)
-    assert judge.wait(timeout=30) == 143
-    assert _wait_for(lambda: not any(_alive(w) for w in workers), 15), workers
+    workers = []
+    try:
+        workers = _wait_for(lambda: _children_running(judge.pid, "judge.worker"), 60)
+        assert workers
+        time.sleep(2.0)  # in solve() by now
+        judge.send_signal(signal.SIGTERM)
+        assert judge.wait(timeout=30) == 143
+        assert _wait_for(lambda: not any(_alive(w) for w in workers), 15), workers
+    finally:  # a failed check leaves no judge nor worker running on (a hanging solve() waits 120 s)
+        judge.kill()
+        judge.wait()
+        for worker in workers:  # still that worker (its pid not given to another process meanwhile)
+            try:
+                if b"judge.worker" in Path(f"/proc/{worker}/cmdline").read_bytes():
+                    os.kill(worker, signal.SIGKILL)
+            except OSError:  # gone
+                pass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+from typing import Callable
 
 from judge.cli.base import JudgeGroup, main_group
 from judge.cli import challenges as _challenges  # noqa: F401 - registers list/show/init
@@ -25,12 +26,14 @@ main = main_group
 __all__ = ["main", "entry", "JudgeGroup"]
 
 
-def entry(args: list[str] | None = None) -> None:
+def entry(args: list[str] | None = None, then: Callable[[int], None] | None = None) -> None:
     """The ``judge`` console script and ``python -m judge``: the click group, then a quick exit.
 
     Tearing down an interpreter that imported torch takes about a second (module
     finalisation, not work of the judge's): after the command has finished and
     the exit handlers have run, the output is flushed and the process ends at once.
+    ``then`` is called with the exit status once the output is out (the launcher
+    starts a judge server there: judge/server/autostart.py).
     """
     from judge.base.bytecode import keep_bytecode
     from judge.base.profiling import profiled
@@ -44,12 +47,19 @@ def entry(args: list[str] | None = None) -> None:
         print(code, file=sys.stderr)
         code = 1
     atexit._run_exitfuncs()  # history connections, temporary folders, logging
+    _flush()
+    if then is not None:
+        then(code or 0)
+        _flush()
+    os._exit(code or 0)
+
+
+def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (judge list | head): nothing left to say
             pass
-    os._exit(code or 0)
 
 
 def _run_main(args):

@@ -1,4 +1,7 @@
-"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S`` (``judge server start`` runs it).
+"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S [--stop-with PID] [--auto --lock-fd FD]``
+(``judge server start`` runs it, or a ``judge run`` that found none: judge/server/autostart.py).
+With ``--stop-with``, it stops as soon as process PID ends (a test session that started it);
+``--lock-fd`` is the start lock it was handed, let go once it listens.
 
 It imports what ``judge run`` and a worker import, then serves one Unix socket
 in a single thread (forking is only safe from a process with one thread):
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from judge.server import client, compat
 from judge.base import wire
+from judge.base.process import start_time
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
 READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
@@ -48,8 +52,11 @@ class Child:
 
 
 class Server:
-    def __init__(self, path: Path, idle_s: float):
-        self.path, self.idle_s = Path(path), idle_s
+    def __init__(self, path: Path, idle_s: float, stop_with: int | None = None, auto: bool = False):
+        self.path, self.idle_s, self.auto = Path(path), idle_s, auto  # auto: a judge run started it
+        # The process whose end stops this server (the test session that started it), as (pid, start time):
+        # a pid given to a new process later is not the same process.
+        self.stop_with = None if stop_with is None else (stop_with, start_time(stop_with))
         # What the imports saw, and nothing else of the environment it was started with
         # (judge server start passes no secret; a request's environment is never kept).
         self.environ = compat.import_environment(os.environ, with_path=True)
@@ -124,6 +131,9 @@ class Server:
         self.close()
 
     def _should_exit(self) -> bool:
+        if self.stop_with is not None and not self.stopping and start_time(self.stop_with[0]) != self.stop_with[1]:
+            log(f"process {self.stop_with[0]}, which it was started for, ended: stopping")
+            self.stopping = True  # what started it is gone: so are the commands it asked for
         if self.stopping or self.retiring:
             if self.listener is not None:
                 self._close_listener()
@@ -327,6 +337,7 @@ class Server:
         _reply(conn, {"pid": os.getpid(), "socket": str(self.path), "python": sys.executable,
                       "judge": compat.PACKAGE_ROOT, "torch": torch.__version__, "triton": triton.__version__,
                       "started_at": self.started_at, "served": self.served, "idle_timeout_s": self.idle_s,
+                      "stop_with": self.stop_with[0] if self.stop_with else None, "auto": self.auto,
                       "running": running, "fingerprint_ok": request.get("fingerprint") == self.fingerprint})
         self._let_go(conn)
 
@@ -425,6 +436,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
         os.closerange(low + 1, high)
     _take_client_context(request)
     _bytecode_as_environment()
+    _threads_as_environment()
     # as for `python -m judge.worker` with the judge's folder on PYTHONPATH (client.py), and
     # the judge still importable where it is not installed (the server's first entry was it)
     sys.path[0:1] = [request["cwd"], compat.PACKAGE_ROOT]
@@ -467,6 +479,18 @@ def _bytecode_as_environment() -> None:
     """Python's bytecode settings as the environment now says (a fresh interpreter reads them at start)."""
     sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or None
+
+
+def _threads_as_environment() -> None:
+    """Torch's CPU thread pool as a fresh interpreter sizes it from the environment: a worker's sets
+    OMP_NUM_THREADS=1 (judge/worker/client.py), but the pool was sized by the server's, once per CPU,
+    when it imported torch.  With the server's pool, a forked worker ran torch's CPU work on every CPU
+    (a served CPU-mode run's tests took up to 10x longer on a busy 2-CPU machine than with one thread)."""
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if threads.isdigit() and int(threads) > 0:
+        import torch
+
+        torch.set_num_threads(int(threads))
 
 
 def _standard_streams(terminal: bool) -> None:
@@ -530,10 +554,13 @@ def main(argv: list[str]) -> int:
     from judge.base.bytecode import keep_bytecode
 
     keep_bytecode()
-    server = Server(Path(argv[0]), float(argv[1]))
+    args = _arguments(argv)
+    server = Server(Path(args.socket), args.idle_s, stop_with=args.stop_with, auto=args.auto)
     server.prepare()
     _set_dumpable(False)  # another process of this user cannot read its memory or environment
     server.listen()
+    if args.lock_fd is not None:
+        os.close(args.lock_fd)  # the start lock a judge run handed over: another start now finds this server
     print("ready", flush=True)  # judge server start waits for this line, then closes the pipe
     os.dup2(2, 1)  # from here on, stdout is the log too
     sys.stdout = open(1, "w", buffering=1, closefd=False)
@@ -541,7 +568,22 @@ def main(argv: list[str]) -> int:
         server.serve()
     except Become as become:  # in a forked child, with the loop's frames gone
         _leave_server(server, become)
-    return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # at once: tearing down an interpreter that imported torch takes a second, and a
+    # server that said it stopped (its socket gone) must be gone too (census.stop_all waits for the pid)
+
+
+def _arguments(argv: list[str]):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m judge.daemon.daemon")
+    parser.add_argument("socket")
+    parser.add_argument("idle_s", type=float)
+    parser.add_argument("--stop-with", type=int, help="stop when this process ends")
+    parser.add_argument("--auto", action="store_true", help="started by a judge run, not by judge server start")
+    parser.add_argument("--lock-fd", type=int, help="the start lock, inherited: let go once listening")
+    return parser.parse_args(argv)
 
 
 def _leave_server(server: Server, become: Become) -> None:

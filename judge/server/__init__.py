@@ -7,11 +7,13 @@ once and then, for each command, forks: a copy of itself becomes the command
 worker the command needs is forked from the server too, never from the
 command, so no worker ever holds what the judge computed (docs/server.md).
 
-- ``wire``: messages with file descriptors over a Unix socket;
 - ``compat``: which requests a server may serve (its code, its Python, the
   environment the imports saw), pure;
-- ``daemon``: the server's loop and what a forked child does first;
 - ``client``: the few lines ``judge run`` runs before anything else;
+- ``autostart``: the server a ``judge run`` that found none starts when it ends;
 - ``starter``: ``judge server start`` (the daemon spawned, once) and waiting for a server to stop;
-- ``forked``: the judge's handle on a worker the server forked.
+- ``census``: every judge server of this user (``judge server status``, ``stop --all``).
+
+The server itself is judge/daemon/daemon.py (its loop and what a forked child does first), and
+the judge's handle on a worker it forked is judge/worker/forked.py.
 """

@@ -2,8 +2,9 @@
 running judge server (judge/daemon/daemon.py) and wait for its exit status.
 
 Imports nothing heavy (no click, no torch): when no server answers, the command
-runs in this process as it always did, and this cost only a ``stat``.
-``JUDGE_SERVER=0`` skips the server.
+runs in this process as it always did, and this cost only a ``stat``; it then
+starts one when it ends (judge/server/autostart.py).  ``JUDGE_SERVER=0`` skips the
+server and starts none.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 
 from judge.server import compat
 from judge.base import wire
@@ -123,9 +125,10 @@ def _wait_for_exit(conn: socket.socket) -> int:
         return 3
 
 
-def ask(op: str) -> dict | None:
-    """A ``status`` or ``stop`` request to this checkout's server; None if none answers."""
-    path = compat.socket_path()
+def ask(op: str, path=None) -> dict | None:
+    """A ``status`` or ``stop`` request to the server at ``path`` (this checkout's, by default);
+    None if none answers."""
+    path = compat.socket_path() if path is None else Path(path)
     if not path.exists():
         return None
     conn = connect(path)

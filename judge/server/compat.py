@@ -114,8 +114,12 @@ def _stamp(path: Path | None) -> str:
 
 
 def log_path() -> Path:
-    """The server's log, ``<cache dir>/server/<hash>.log``: one per user, Python, judge checkout and cache dir."""
-    tag = hashlib.sha256(f"{os.getuid()}|{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}".encode()).hexdigest()[:16]
+    """The server's log, ``<cache dir>/server/<hash>.log``: one per user, Python, judge checkout, cache dir
+    and control group.  A server serves only clients of its own control group (a Slurm job's or a
+    container's limits must hold for the commands it forks), so a terminal in another one (another
+    ssh login, a desktop's terminal tab) has a server of its own instead of being refused by this one."""
+    key = f"{os.getuid()}|{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}|{cgroup()}"
+    tag = hashlib.sha256(key.encode()).hexdigest()[:16]
     return cache_dir() / "server" / f"{tag}.log"
 
 

@@ -12,9 +12,13 @@ from pathlib import Path
 
 from judge.server import client, compat
 
-__all__ = ["START_TIMEOUT_S", "ServerStartError", "Started", "start", "wait_until_gone"]
+__all__ = ["START_TIMEOUT_S", "STOP_WITH_ENV", "ServerStartError", "Started", "start", "daemon_argv",
+           "wait_until_gone"]
 
 START_TIMEOUT_S = 180.0  # its imports take seconds; compiling their bytecode the first time, more
+# A process id: the server stops as soon as that process ends (tests/conftest.py sets the test
+# session's, so that no server a test started outlives the session, however it ends).
+STOP_WITH_ENV = "JUDGE_SERVER_STOP_WITH"
 
 
 class ServerStartError(RuntimeError):
@@ -23,11 +27,14 @@ class ServerStartError(RuntimeError):
 
 @dataclass(frozen=True)
 class Started:
-    """The server's pid; ``already``: one of this code was running, and ``log_path`` is None."""
+    """The server's pid; ``already``: one of this code was running (``log_path`` is None; ``idle_s`` its
+    idle time-out, ``auto`` whether a judge run started it)."""
 
     pid: int
     log_path: Path | None
     already: bool
+    idle_s: float | None = None
+    auto: bool = False
 
 
 def start(idle_s: float) -> Started:
@@ -40,7 +47,8 @@ def start(idle_s: float) -> Started:
     with _start_lock(path):  # two starts at once: the second finds the first's server
         status = client.ask("status")
         if status is not None and status.get("fingerprint_ok"):
-            return Started(status["pid"], None, already=True)
+            return Started(status["pid"], None, already=True, idle_s=status.get("idle_timeout_s"),
+                           auto=bool(status.get("auto")))
         if status is not None:  # out of date: the judge or its torch changed
             client.ask("stop")
             wait_until_gone(path, 15.0)
@@ -65,9 +73,8 @@ def _spawn(path, log_path, idle_s: float) -> int:
 
     env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}  # never in the server
     with open(log_path, "a") as log:
-        process = subprocess.Popen([sys.executable, "-m", "judge.daemon.daemon", str(path), str(idle_s)],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, env=env,
-                                   cwd=compat.PACKAGE_ROOT, start_new_session=True, text=True)
+        process = subprocess.Popen(daemon_argv(path, idle_s), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=log, env=env, cwd=compat.PACKAGE_ROOT, start_new_session=True, text=True)
     line = _first_line(process, START_TIMEOUT_S)
     if line != "ready":
         process.kill()
@@ -75,6 +82,20 @@ def _spawn(path, log_path, idle_s: float) -> int:
         raise ServerStartError(f"the judge server did not start ({line or 'no answer'}).\n{tail}".rstrip())
     process.stdout.close()
     return process.pid
+
+
+def daemon_argv(path, idle_s: float) -> list[str]:
+    """The server's command line; ``--stop-with`` the process named by $JUDGE_SERVER_STOP_WITH."""
+    import os
+
+    argv = [sys.executable, "-m", "judge.daemon.daemon", str(path), str(idle_s)]
+    stop_with = os.environ.get(STOP_WITH_ENV, "").strip()
+    if stop_with:
+        if not stop_with.isdigit():
+            raise ServerStartError(f"{STOP_WITH_ENV} must be the id of the process whose end stops the server, "
+                                   f"not {stop_with!r}; unset it to let the server stop only when idle")
+        argv += ["--stop-with", stop_with]
+    return argv
 
 
 def _first_line(process, timeout: float) -> str:
