@@ -39,6 +39,13 @@ for p in d["ranking"]:
           f"{(p['score_ms'] or 0):9.4f} ms  {p.get('vs_best') or ''}")
 PY
       done ;;
+    sync)  # what cudaDeviceSynchronize() at the end of solve() costs: the same tiled kernel with and without it
+      for f in solutions/transpose/tiled.cu tests/solutions/transpose_cuda_sync.cu solutions/transpose/tiled.cu tests/solutions/transpose_cuda_sync.cu; do
+        python3 -m judge run transpose $f --seed 1 --json 2>/dev/null | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+print('$f'.split('/')[-1], d['verdict'], '; '.join(f\"{b['name']}: {b['median_ms']:.4f} ms, exposed kept {b.get('exposed_kept')}, dropped {b.get('exposed_dropped')}, guard {b.get('launch_guard_us')} us\" for b in d['benchmarks']))"
+      done ;;
     *) echo "unknown part $part" ;;
   esac
 done
