@@ -230,6 +230,24 @@ def test_the_reference_answers_the_benchmark_stage_for_the_performance_test():
     assert not reference.check({}, 0, {"count": count + 1})[0].ok
 
 
+def test_the_performance_test_is_drawn_again_with_fresh_values_for_each_timed_call():
+    """Every timed call gets the performance test drawn again by the challenge's generator from its own seed
+    (benchmark_stage.TimedCalls.send_inputs): same shapes, other values, the same values for the same seed;
+    and the reference checks a call against the values that call got, never the warm-up's."""
+    spec = load_folder(CHALLENGES / "easy" / "2_count_positive")
+    first = build_performance_test(spec, "cpu", seed=1)
+    drawn, again = first.redraw(11), first.redraw(11)
+    data = drawn.arguments["data"]
+    assert data.shape == first.arguments["data"].shape and not torch.equal(data, first.arguments["data"])
+    assert torch.equal(data, again.arguments["data"]) and drawn.params == first.params and drawn.redraw is not None
+    reference = ShippedReference(spec, "cpu")
+    reference.benchmark = first
+    count = (data > 0).sum().to(torch.int32).reshape(1)
+    assert all(m.ok for m in reference.check({}, 0, {"count": count}, case=drawn))
+    assert not reference.check({}, 0, {"count": count}, case=first)[0].ok  # the warm-up's values: another count
+    assert reference.reply_sizes({}, True, case=drawn) == [4] and "performance" not in reference._expected
+
+
 # -- the CLI -----------------------------------------------------------------------------------
 @pytest.fixture
 def cli():

@@ -56,6 +56,14 @@ def test_a_wrong_result_while_timed_is_a_wrong_answer():
     assert "timed call" in result.benchmarks[0]["message"]
 
 
+def test_a_result_cached_between_calls_is_caught_when_timed():
+    """Issue 27: every timed call gets the performance test drawn again (fresh values), so a solution that
+    returns the first call's result in later calls fails a verified call; it passes every functional test."""
+    result = run(CHALLENGES / "easy" / "1_vec_add", SOLUTIONS / "cheat_leetgpu_result_cache.py")
+    assert all(t.verdict == Verdict.ACCEPTED for t in result.tests), result.message
+    assert result.verdict == Verdict.WRONG_ANSWER and "timed call" in result.benchmarks[0]["message"]
+
+
 @pytest.mark.skipif(not REAL.is_dir(), reason="no LeetGPU checkout at .leetgpu/challenges")
 @pytest.mark.parametrize("folder, solution", [
     ("easy/1_vector_add", "leetgpu/1_vector_add.py"),

@@ -19,7 +19,9 @@ import re
 import sys
 import traceback
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -68,6 +70,9 @@ class ShippedCase(Case):
     # The out tensors its generator initialised (torch.zeros, torch.full...): the solution and the reference
     # start from those values; the others start as poison for the solution and zeros for the reference.
     kept: frozenset = field(default_factory=frozenset, repr=False, compare=False)
+    # The performance test only: the same test drawn again by the challenge's generators from another seed
+    # (``redraw(seed)``), so that every timed call gets values of its own (benchmark_stage.TimedCalls).
+    redraw: Callable[[int], "ShippedCase"] | None = field(default=None, repr=False, compare=False)
 
     @property
     def nbytes(self) -> int:
@@ -308,12 +313,16 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
 
 
 def build_performance_test(spec: LeetGpuSpec, device: str, seed: int) -> ShippedCase:
-    """The performance test (the benchmark), built like the functional tests."""
+    """The performance test (the benchmark), built like the functional tests.  Its ``redraw(seed)`` runs the
+    generator again with another seed: every timed call gets fresh values (docs/leetgpu.md)."""
     instance = spec.instance(device)
     with _seeded(seed, device) as generator, PoisonedEmpty() as made:
         test = _call(instance, "generate_performance_test", Path(spec.source) / MODULE_FILE)
         test = test[0] if isinstance(test, list) and test else test
-        return _case(spec, "performance", "benchmark", test, device, generator, made)
+        case = _case(spec, "performance", "benchmark", test, device, generator, made)
+    if torch.device(device).type == "cuda":  # none of the generator's work may still run when a call is timed
+        torch.cuda.synchronize(device)
+    return replace(case, redraw=partial(build_performance_test, spec, device))
 
 
 def performance_size(spec: LeetGpuSpec) -> tuple[str, int]:

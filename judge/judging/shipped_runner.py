@@ -33,8 +33,9 @@ class ShippedReference:
     """Expected outputs and checks of shipped cases, on the judge's device.
 
     ``reply_sizes``/``decode``/``check`` take ``params`` like ``Reference``'s, for
-    the benchmark stage, and answer for the one performance test (``benchmark``):
-    a LeetGPU challenge has exactly one, and its inputs do not depend on a seed.
+    the benchmark stage, and answer for the one performance test (``benchmark``,
+    a LeetGPU challenge has exactly one) or, given ``case``, for the values a
+    timed call got (the performance test drawn again from that call's seed).
     """
 
     def __init__(self, spec, device: str):
@@ -43,7 +44,10 @@ class ShippedReference:
         self.benchmark: ShippedCase | None = None
         self._expected: dict[str, dict] = {}
 
-    def expected(self, case: ShippedCase) -> dict[str, torch.Tensor]:
+    def expected(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor]:
+        """``reference_impl``'s outputs on the case, kept for the run (``keep``: a test's, not a timed call's)."""
+        if not keep:
+            return expected_outputs(self.instance, case, self.spec.source)
         if case.name not in self._expected:
             self._expected[case.name] = expected_outputs(self.instance, case, self.spec.source)
         return self._expected[case.name]
@@ -55,9 +59,10 @@ class ShippedReference:
     def case_sizes(self, case: ShippedCase, outputs_only: bool = False) -> list[int]:
         return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize for _, dtype, shape in self.tensors_of(case, outputs_only)]
 
-    def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s."""
-        expected, results = self.expected(case), []
+    def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor], keep: bool = True) -> list[Mismatch]:
+        """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s (``keep``: as
+        ``expected``)."""
+        expected, results = self.expected(case, keep), []
         for p in self.spec.parameters:
             if not isinstance(p, Tensor) or p.name not in got:  # timed calls send outputs only
                 continue
@@ -83,14 +88,19 @@ class ShippedReference:
         return tf32_explains_all(got, self.expected(case), names, on_tf32_inputs)
 
     # -- the Reference interface of the benchmark stage ---------------------------------
-    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
-        return self.case_sizes(self.benchmark, outputs_only)
+    # ``case``: the performance test as a timed call's generator drew it (ShippedCase.redraw), whose values
+    # that call saw; None: the one built for the run (its warm-up's).
+    def reply_sizes(self, params: dict, outputs_only: bool = False, case: ShippedCase | None = None) -> list[int]:
+        return self.case_sizes(case if case is not None else self.benchmark, outputs_only)
 
-    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
-        return decode_reply(self.tensors_of(self.benchmark, outputs_only), header, blobs)
+    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool,
+               case: ShippedCase | None = None) -> dict[str, torch.Tensor]:
+        return decode_reply(self.tensors_of(case if case is not None else self.benchmark, outputs_only), header, blobs)
 
-    def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        return within_memory(self.check_case, self.benchmark, got)
+    def check(self, params: dict, seed: int, got: dict[str, torch.Tensor],
+              case: ShippedCase | None = None) -> list[Mismatch]:
+        """A timed call's outputs against ``reference_impl`` on the values it saw (computed now, not kept)."""
+        return within_memory(self.check_case, case if case is not None else self.benchmark, got, case is None)
 
 
 class ShippedRunner(Runner):

@@ -154,6 +154,8 @@ class Session:
                 self.loop = None
                 self.loop = timed_loop.TimedLoop(self, header)
                 self.reply({"ok": True, "op": "warm", "guard_holds_gpu": self.loop.guard.holds_gpu})
+            elif op == "inputs" and self.loop is not None and self.template is not None:
+                self.next_inputs(header, blobs)
             elif op in ("time", "send", "end") and self.loop is not None:
                 self.bench_step(op, header)
             else:
@@ -163,6 +165,13 @@ class Session:
             return self.report_failure(exc)
         finally:
             self.flush_output()
+
+    def next_inputs(self, header: dict, blobs) -> None:
+        """A LeetGPU test's values for the next timed calls, drawn again by the judge (its generator cannot
+        run here): the template that ``arguments`` copies from now on (benchmark_stage.TimedCalls.send_inputs)."""
+        self.template = self.shipped_arguments(header, blobs)
+        self.outputs_kept = shipped.kept_outputs(self.spec.parameters, header["inputs"])
+        self.reply({"ok": True, "op": "inputs"})
 
     def bench_step(self, op: str, header: dict) -> None:
         """One step of the judge-driven timed loop: a timed call, its outputs, or the end."""
