@@ -81,3 +81,20 @@ def test_a_tf32_matmul_on_a_leetgpu_folder_is_told_how_to_get_fp32():
     assert result.verdict == Verdict.WRONG_ANSWER
     failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
     assert "rounded to TF32" in failed.message and 'input_precision="ieee"' in failed.message
+
+
+def test_torch_cuda_calls_of_a_published_answer_answer_for_the_cpu_in_cpu_mode():
+    """Issue 27: torch.cuda.synchronize(), current_stream(), Event(enable_timing=True), empty_cache(),
+    is_available(), device_count(), get_device_properties(0).multi_processor_count, streams: each called by a
+    Triton vector add through the real worker (and its integrity checks after every call), in CPU mode, where
+    they answer for the CPU; the run's notes name them.  The judge's own torch.cuda is left as it was."""
+    import torch
+
+    from judge.worker.cpu_device import STAND_IN_NAMES
+
+    real = {name: getattr(torch.cuda, name) for name in STAND_IN_NAMES}
+    result = judge("easy/1_vec_add", "leetgpu_vec_add_cuda_calls.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    note = next(n for n in result.notes if "answer for this CPU" in n)
+    assert all(f"torch.cuda.{name}," in note or f"torch.cuda.{name};" in note for name in STAND_IN_NAMES), note
+    assert all(getattr(torch.cuda, name) is function for name, function in real.items())

@@ -15,7 +15,7 @@ import threading
 import torch
 
 from judge.challenge import shipped, tensors as tensor_args
-from judge.worker.cpu_device import CudaOnCpu
+from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
 from judge.worker import compile_events, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
@@ -78,6 +78,7 @@ class Session:
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
+        self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -96,6 +97,7 @@ class Session:
                 loader.patch_autotuner_for_interpreter()
                 self.cpu_device = CudaOnCpu()  # "cuda" is this CPU while it judges (cpu_device.py)
                 self.cpu_device.__enter__()  # for the process's life: an import may allocate too
+                self.cuda_stand_ins = CudaStandIns().install()  # before the fingerprint: torch.cuda, not the judge's
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
@@ -320,6 +322,8 @@ class Session:
         header = {"ok": True, "op": "result", "time_ms": elapsed_ms}
         if self.cpu_device is not None and self.cpu_device.count:
             header["cuda_on_cpu"] = self.cpu_device.count  # so far, import included: the run's note says so
+        if self.cuda_stand_ins is not None and self.cuda_stand_ins.used:
+            header["cuda_calls_on_cpu"] = sorted(self.cuda_stand_ins.used)  # likewise
         self.send_tensors(header, args)
 
     def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
