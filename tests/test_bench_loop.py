@@ -571,3 +571,13 @@ def test_a_shipped_case_wrong_while_timed_is_a_wrong_answer():
     with pytest.raises(BenchFailure) as info:
         shipped_bench(wrong_later)
     assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
+
+
+def test_every_timed_call_gets_a_model_of_its_own():
+    """A model argument (LeetGPU's 41_simple_inference): the worker copies the template's model for every call,
+    so a solution that zeroes the weights after using them is still right in every later timed call, and the
+    judge's model (its reference's) is never the worker's."""
+    solve = load_solve("leetgpu_simple_inference_mutates_weights.py")
+    done, session, ops = shipped_bench(solve, "easy/9_simple_inference", test=4)  # functional-4: 16 x 10 -> 5
+    assert done.verified >= 1 and len(done.samples_ms) >= 10 and ops.count("inputs") == ops.count("time")
+    assert session.template[1].weight.abs().sum() > 0  # the template itself never reached solve()

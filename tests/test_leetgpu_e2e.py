@@ -98,3 +98,23 @@ def test_torch_cuda_calls_of_a_published_answer_answer_for_the_cpu_in_cpu_mode()
     note = next(n for n in result.notes if "answer for this CPU" in n)
     assert all(f"torch.cuda.{name}," in note or f"torch.cuda.{name};" in note for name in STAND_IN_NAMES), note
     assert all(getattr(torch.cuda, name) is function for name, function in real.items())
+
+
+@pytest.mark.parametrize("solution", ["leetgpu_simple_inference_torch.py", "leetgpu_simple_inference_triton.py"])
+def test_a_model_argument_is_rebuilt_in_the_worker_and_judged(solution):
+    """Issue 27: LeetGPU's 41_simple_inference passes an nn.Module; the stand-in 9_simple_inference does too
+    (nn.Linear with and without bias).  The worker rebuilds it from torch.nn's own class and the weights'
+    bytes (challenge/shipped_module.py), never from a pickle or the challenge's code."""
+    result = judge("easy/9_simple_inference", solution)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert [t.name for t in result.tests] == ["example"] + [f"functional-{i}" for i in range(1, 5)]
+    assert result.tests[0].params == {}
+
+
+def test_a_solution_that_changes_the_models_weights_is_told_and_cannot_change_the_reference():
+    """It computes the right output, then zeroes model.weight: every test is still checked against the
+    reference on the judge's own model (the outputs match), and each says the input was modified."""
+    result = judge("easy/9_simple_inference", "leetgpu_simple_inference_mutates_weights.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert all("input 'model.weight' was modified" in t.message for t in result.tests), result.tests[0].message
+    assert all("output" not in t.message.split("input 'model.weight'")[0] for t in result.tests)

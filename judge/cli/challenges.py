@@ -71,8 +71,10 @@ def init_command(challenge: str, path: str, force: bool) -> None:
 
 
 def _leetgpu_starter(spec) -> str:
-    """The folder's own ``starter/starter.triton.py`` (LeetGPU's), read from the user's checkout."""
-    starter = Path(spec.source) / "starter" / "starter.triton.py"
-    if not starter.is_file():
-        raise UserError(f"{spec.source} has no starter/starter.triton.py")
-    return starter.read_text(encoding="utf-8")
+    """The folder's own ``starter/starter.triton.py`` (LeetGPU's), read from the user's checkout; its
+    ``starter.pytorch.py`` where it has no Triton one (easy/41_simple_inference)."""
+    for name in ("starter.triton.py", "starter.pytorch.py"):
+        starter = Path(spec.source) / "starter" / name
+        if starter.is_file():
+            return starter.read_text(encoding="utf-8")
+    raise UserError(f"{spec.source} has no starter/starter.triton.py or starter/starter.pytorch.py")

@@ -19,7 +19,9 @@ import torch
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs
 from judge.challenge.shipped import input_payload
+from judge.challenge.shipped_module import tensors as module_tensors
 from judge.challenge.spec import Tensor
+from judge.challenge.spec_model import Module
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
 from judge.judging.reference import decode_reply, within_memory
@@ -27,6 +29,8 @@ from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
 
 __all__ = ["ShippedRunner", "ShippedReference"]
+
+_DTYPE_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
 
 
 class ShippedReference:
@@ -53,8 +57,18 @@ class ShippedReference:
         return self._expected[case.name]
 
     def tensors_of(self, case: ShippedCase, outputs_only: bool) -> list[tuple[str, str, tuple]]:
-        return [(p.name, p.dtype, tuple(case.arguments[p.name].shape)) for p in self.spec.parameters
-                if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
+        """(name, dtype, shape) of each tensor a reply holds, in order: the tensor arguments, then (a test's
+        reply, not a timed call's) each model's weights as ``model.weight`` (worker/session.send_tensors)."""
+        out = [(p.name, p.dtype, tuple(case.arguments[p.name].shape)) for p in self.spec.parameters
+               if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
+        if not outputs_only:
+            out += [(name, _DTYPE_NAMES[value.dtype], tuple(value.shape)) for name, value in self.weights(case)]
+        return out
+
+    def weights(self, case: ShippedCase) -> list[tuple[str, torch.Tensor]]:
+        """(``model.weight``, tensor) of each model argument's parameters: inputs a call must leave unchanged."""
+        return [(f"{p.name}.{inner}", value.detach()) for p in self.spec.parameters if isinstance(p, Module)
+                for inner, value in module_tensors(case.arguments[p.name], buffers=False)]
 
     def case_sizes(self, case: ShippedCase, outputs_only: bool = False) -> list[int]:
         return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize for _, dtype, shape in self.tensors_of(case, outputs_only)]
@@ -62,7 +76,9 @@ class ShippedReference:
     def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor], keep: bool = True) -> list[Mismatch]:
         """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s (``keep``: as
         ``expected``)."""
-        expected, results = self.expected(case, keep), []
+        expected = self.expected(case, keep)
+        results = [compare_input(name, got[name].to(self.device), value) for name, value in self.weights(case)
+                   if name in got]  # a model's weights, as its input tensors
         for p in self.spec.parameters:
             if not isinstance(p, Tensor) or p.name not in got:  # timed calls send outputs only
                 continue

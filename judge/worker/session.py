@@ -14,7 +14,8 @@ import threading
 
 import torch
 
-from judge.challenge import shipped, tensors as tensor_args
+from judge.challenge import shipped, shipped_module, tensors as tensor_args
+from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
 from judge.worker import compile_events, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
@@ -26,6 +27,7 @@ from judge.timer import timed_loop
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
 _to_bytes = tensor_args.to_bytes
+_DTYPE_NAMES = {dtype: name for name, dtype in tensor_args.TORCH_DTYPES.items()}
 
 
 def warm_up(device: str) -> None:
@@ -78,6 +80,7 @@ class Session:
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
+        self.weights: list = []  # the last call's models' parameters, as it got them (seal)
         self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
 
     # -- start-up ------------------------------------------------------------
@@ -211,6 +214,9 @@ class Session:
     def seal(self, args: list, arena: Arena) -> list:
         named = [(p.name, args[i]) for i, p in tensor_args.tensor_params(self.spec)]
         self.sealed = (arena, named, Seal(named), args)
+        # A model's weights as the call gets them: sent back after a test, for the judge to see them unchanged.
+        self.weights = [(f"{p.name}.{inner}", value) for i, p in enumerate(self.spec.parameters)
+                        if isinstance(p, Module) for inner, value in shipped_module.tensors(args[i], buffers=False)]
         return args
 
     def restore_state(self) -> None:
@@ -336,6 +342,9 @@ class Session:
                 continue
             metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
             tensors.append(args[index])
+        for name, value in [] if outputs_only else self.weights:
+            metas.append({"name": name, "dtype": _DTYPE_NAMES[value.dtype], "shape": list(value.shape)})
+            tensors.append(value.detach())
         header = dict(header, tensors=metas)
         if self.area is not None and self.area.fits(span([t.nbytes for t in tensors])):
             self.await_area_free()
