@@ -38,6 +38,7 @@ def test_performance_test_is_timed_checked_and_compared_with_the_torch_reference
 
 
 @pytest.mark.parametrize("folder, solution", [
+    ("easy/9_simple_inference", "leetgpu_simple_inference_triton.py"),  # a model argument, copied every call
     ("easy/2_count_positive", "leetgpu_count_positive.py"), ("medium/3_half_scale", "leetgpu_half_scale.py"),
     ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"), ("hard/5_sum_diff", "leetgpu_sum_diff.py"),
     ("hard/6_xor_mask", "leetgpu_xor_mask.py"), ("easy/7_histogram", "leetgpu_histogram_atomic.py"),
@@ -69,6 +70,7 @@ def test_a_result_cached_between_calls_is_caught_when_timed():
     ("easy/1_vector_add", "leetgpu/1_vector_add.py"),
     ("medium/22_gemm", "leetgpu/22_gemm.py"),
     ("hard/15_sorting", "leetgpu/15_sorting.py"),
+    ("easy/41_simple_inference", "leetgpu/41_simple_inference.py"),
 ])
 def test_real_leetgpu_challenges(folder, solution):
     result = run(REAL / folder, EXAMPLES / solution, bench_budget_s=1.0)
