@@ -161,12 +161,12 @@ class FakeWorker:
         return ""
 
 
-def fake_calls(reference=None) -> CallContext:
+def fake_calls(reference=None, budget_s: float = 0.2) -> CallContext:
     """What a run hands bench_case: its seed, a 0.2 s budget, the judge's reference (the spec's unless
     given), and the device's peaks (no memory callback, as for a rank's participant)."""
     # The fake GPU's host-clock latency around a call (sleep granularity, on a loaded CI machine), as
     # peaks.py would measure it: every hidden work below is longer than twice its 99th percentile.
-    return CallContext(seed=3, settings=BenchSettings.of(Options(bench_budget_s=0.2, seed=3)),
+    return CallContext(seed=3, settings=BenchSettings.of(Options(bench_budget_s=budget_s, seed=3)),
                        reference=reference if reference is not None else Reference(SPEC, "cpu"),
                        peaks={"host_overhead_us": [200.0, 1000.0]})
 
@@ -493,7 +493,7 @@ def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():
 
 
 # -- shipped inputs (LeetGPU challenge folders, docs/leetgpu.md) ----------------------------------------
-def shipped_bench(solve, folder="medium/4_inplace_affine", test=2):
+def shipped_bench(solve, folder="medium/4_inplace_affine", test=2, on_draw=None, budget_s=0.2):
     """bench_case on a stand-in LeetGPU challenge: the inputs travel with the request (Session.handle), and
     every timed call's own values with an ``inputs`` request before it (drawn again, as the performance
     test's ``redraw`` does).  Returns the timed run, the session and the ops the worker was sent."""
@@ -511,6 +511,8 @@ def shipped_bench(solve, folder="medium/4_inplace_affine", test=2):
     reference = ShippedReference(spec, "cpu")
 
     def drawn(seed):  # a functional test as the benchmark: the warm-up's 25 ms of fake GPU time take ~1000 calls
+        if on_draw is not None:
+            on_draw()
         return replace(build_tests(spec, "cpu", seed=seed)[0][test], name="performance", kind="benchmark",
                        redraw=drawn)
 
@@ -525,7 +527,7 @@ def shipped_bench(solve, folder="medium/4_inplace_affine", test=2):
             return super().request(header, timeout, what, cap, blobs)
 
     worker = ShippedWorker(session)
-    done = bench_case(fake_calls(reference), worker, case, check=True)
+    done = bench_case(fake_calls(reference, budget_s), worker, case, check=True)
     assert all(torch.equal(case.arguments[name], value) for name, value in pristine.items())  # the judge's own
     return done, session, worker.ops
 
@@ -551,6 +553,30 @@ def test_every_timed_call_on_a_leetgpu_test_gets_values_of_its_own():
     timed = seen[-ops.count("time"):]
     assert done.verified >= 1 and len(timed) >= 10
     assert len({tuple(t.tolist()) for t in timed}) == len(timed)  # no two timed calls saw the same values
+
+
+def test_drawing_fresh_values_counts_in_the_time_budget(monkeypatch):
+    """A large performance test costs a generator run and a transfer per timed call: those seconds count in the
+    case's budget (the stopping rule's elapsed time), so a case whose times do not converge stops at the budget
+    after the minimum 10 calls, instead of drawing until its timed calls alone have spent the budget.  Each draw
+    takes 1 s on the judge's clock here (a clock that jumps, so that the test takes no such time)."""
+    import random
+    from types import SimpleNamespace
+
+    from judge.judging import benchmark_stage
+
+    jumped = [0.0]
+    monkeypatch.setattr(benchmark_stage, "time", SimpleNamespace(perf_counter=lambda: time.perf_counter() + jumped[0]))
+
+    def noisy(a, b, c, n):
+        torch.add(a, b, out=c)
+        GPU.run(random.uniform(0.0, 0.002))  # its kernel's time varies: no ±1 % interval within 10 calls
+
+    def draw():
+        jumped[0] += 1.0
+
+    done, _, ops = shipped_bench(noisy, "easy/1_vec_add", test=3, on_draw=draw, budget_s=5.0)
+    assert done.stop_reason == "budget" and done.inputs_s >= 10 and ops.count("time") <= 12
 
 
 def test_a_leetgpu_solution_that_caches_its_result_between_calls_is_a_wrong_answer():

@@ -96,7 +96,8 @@ class TimedCalls:
         while True:
             seed = self.rng.randrange(2**63)
             kept = self.one_call(seed)
-            decision = self.rule.decide(self.samples, self.timing_s) if kept and _check_now(len(self.samples)) else None
+            spent = self.timing_s + self.inputs_s  # a LeetGPU test's fresh values count in the budget
+            decision = self.rule.decide(self.samples, spent) if kept and _check_now(len(self.samples)) else None
             last = decision is not None and decision.stop
             if self.check and (last or self.plan.wants(index)):  # decided now: the call is over
                 self.verify(seed)
@@ -141,7 +142,8 @@ class TimedCalls:
 
     def send_inputs(self, seed: int) -> None:
         """A LeetGPU test's values for the next timed call: its generator run again from ``seed`` in the judge's
-        process and shipped (an ``inputs`` request, outside the call's round trip and the time budget), so that
+        process and shipped (an ``inputs`` request, outside the call's round trip; its seconds count in the
+        case's time budget, so that a large test's transfers end at the budget after the minimum calls), so that
         no timed call sees another's values, as a spec's calls drawn from their seeds do not.  Nothing for a
         spec's case: the worker draws its inputs from the seed of the ``time`` request."""
         redraw = getattr(self.case, "redraw", None)
