@@ -173,7 +173,9 @@ class Session:
 
     def next_inputs(self, header: dict, blobs) -> None:
         """A LeetGPU test's values for the next timed calls, drawn again by the judge (its generator cannot
-        run here): the template that ``arguments`` copies from now on (benchmark_stage.TimedCalls.send_inputs)."""
+        run here): the template that ``arguments`` copies from now on (benchmark_stage.TimedCalls.send_inputs).
+        The last call's template goes first: a large test's two copies need not fit at once."""
+        self.template = None
         self.template = self.shipped_arguments(header, blobs)
         self.outputs_kept = shipped.kept_outputs(self.spec.parameters, header["inputs"])
         self.reply({"ok": True, "op": "inputs"})
