@@ -3,7 +3,7 @@
 # checkout's challenges/ folder of github.com/AlphaGPU/leetgpu-challenges at
 # .leetgpu/challenges (ignored by git; never committed: CC BY-NC-ND).
 #
-#   bash scripts/leetgpu_gpu.sh          list, the three example solutions (tests + benchmark), GPU tests
+#   bash scripts/leetgpu_gpu.sh          list, the four example solutions (tests + benchmark), GPU tests
 #   bash scripts/leetgpu_gpu.sh smoke    also every challenge's tests, performance test and reference on the GPU
 #
 # One JSON document per run in $OUT/leetgpu__<challenge>.json. Exit status 0 when
@@ -20,7 +20,8 @@ status=0
 judge list "$C" > "$OUT/leetgpu_list.txt" || status=1
 tail -1 "$OUT/leetgpu_list.txt"
 grep "cannot run" "$OUT/leetgpu_list.txt" | cut -c1-220
-for run in easy/1_vector_add:1_vector_add medium/22_gemm:22_gemm hard/15_sorting:15_sorting; do
+for run in easy/1_vector_add:1_vector_add medium/22_gemm:22_gemm hard/15_sorting:15_sorting \
+           easy/41_simple_inference:41_simple_inference; do
   folder=${run%%:*}; solution=solutions/leetgpu/${run##*:}.py; name=$(basename "$folder")
   judge run "$C/$folder" "$solution" --seed 1 --bench-budget 1 --json > "$OUT/leetgpu__$name.json"
   code=$?; [ $code -eq 0 ] || status=1

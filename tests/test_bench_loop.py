@@ -161,12 +161,12 @@ class FakeWorker:
         return ""
 
 
-def fake_calls(reference=None) -> CallContext:
+def fake_calls(reference=None, budget_s: float = 0.2) -> CallContext:
     """What a run hands bench_case: its seed, a 0.2 s budget, the judge's reference (the spec's unless
     given), and the device's peaks (no memory callback, as for a rank's participant)."""
     # The fake GPU's host-clock latency around a call (sleep granularity, on a loaded CI machine), as
     # peaks.py would measure it: every hidden work below is longer than twice its 99th percentile.
-    return CallContext(seed=3, settings=BenchSettings.of(Options(bench_budget_s=0.2, seed=3)),
+    return CallContext(seed=3, settings=BenchSettings.of(Options(bench_budget_s=budget_s, seed=3)),
                        reference=reference if reference is not None else Reference(SPEC, "cpu"),
                        peaks={"host_overhead_us": [200.0, 1000.0]})
 
@@ -493,8 +493,10 @@ def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():
 
 
 # -- shipped inputs (LeetGPU challenge folders, docs/leetgpu.md) ----------------------------------------
-def shipped_bench(solve, folder="medium/4_inplace_affine"):
-    """bench_case on a stand-in LeetGPU challenge: the inputs travel with the request (Session.handle)."""
+def shipped_bench(solve, folder="medium/4_inplace_affine", test=2, on_draw=None, budget_s=0.2):
+    """bench_case on a stand-in LeetGPU challenge: the inputs travel with the request (Session.handle), and
+    every timed call's own values with an ``inputs`` request before it (drawn again, as the performance
+    test's ``redraw`` does).  Returns the timed run, the session and the ops the worker was sent."""
     from dataclasses import replace
 
     from judge.challenge.leetgpu import build_tests, load_folder
@@ -507,27 +509,82 @@ def shipped_bench(solve, folder="medium/4_inplace_affine"):
     session = RecordingSession(solve)
     session.spec = signature_from_message(signature_message(spec))  # what the worker knows
     reference = ShippedReference(spec, "cpu")
-    # functional-2 (999 elements) as the benchmark: the warm-up's 25 ms of fake GPU time take ~1000 calls
-    case = replace(build_tests(spec, "cpu", seed=3)[0][2], name="performance", kind="benchmark")
-    reference.benchmark = case
-    pristine = case.arguments["data"].clone()
+
+    def drawn(seed):  # a functional test as the benchmark: the warm-up's 25 ms of fake GPU time take ~1000 calls
+        if on_draw is not None:
+            on_draw()
+        return replace(build_tests(spec, "cpu", seed=seed)[0][test], name="performance", kind="benchmark",
+                       redraw=drawn)
+
+    case = reference.benchmark = drawn(3)
+    pristine = {name: value.clone() for name, value in case.arguments.items() if isinstance(value, torch.Tensor)}
+    shape = list(next(iter(pristine.values())).shape)
 
     class ShippedWorker(FakeWorker):
         def request(self, header, timeout, what="", cap=None, blobs=()):
-            if header["op"] == "bench":
-                assert header["inputs"][0]["shape"] == [999] and len(blobs) == 1
+            if header["op"] in ("bench", "inputs"):
+                assert header["inputs"][0]["shape"] == shape and len(blobs) >= 1
             return super().request(header, timeout, what, cap, blobs)
 
-    done = bench_case(fake_calls(reference), ShippedWorker(session), case, check=True)
-    assert torch.equal(case.arguments["data"], pristine)  # the judge's copy is its own
-    return done, session
+    worker = ShippedWorker(session)
+    done = bench_case(fake_calls(reference, budget_s), worker, case, check=True)
+    assert all(torch.equal(case.arguments[name], value) for name, value in pristine.items())  # the judge's own
+    return done, session, worker.ops
 
 
 def test_shipped_inputs_are_copied_for_every_timed_call_and_inout_restored():
     """data = 2 * data + 1 in place is right only if every call starts from the shipped values."""
-    done, session = shipped_bench(lambda data, n: data.mul_(2).add_(1))
+    done, session, ops = shipped_bench(lambda data, n: data.mul_(2).add_(1))
     assert done.verified >= 1 and len(done.samples_ms) >= 10
     assert session.template is not None and session.template[1] == 999
+    assert ops.count("inputs") == ops.count("time") and done.inputs_s > 0
+
+
+def test_every_timed_call_on_a_leetgpu_test_gets_values_of_its_own():
+    """Issue 27: the performance test's generator runs again for every timed call (not the warm-up's values
+    again), and verified calls are checked against the reference on the values that call got."""
+    seen = []
+
+    def honest(a, b, c, n):
+        seen.append(a[:8].clone())
+        torch.add(a, b, out=c)
+
+    done, _, ops = shipped_bench(honest, "easy/1_vec_add", test=3)  # functional-3: 1025 elements
+    timed = seen[-ops.count("time"):]
+    assert done.verified >= 1 and len(timed) >= 10
+    assert len({tuple(t.tolist()) for t in timed}) == len(timed)  # no two timed calls saw the same values
+
+
+def test_drawing_fresh_values_counts_in_the_time_budget(monkeypatch):
+    """A large performance test costs a generator run and a transfer per timed call: those seconds count in the
+    case's budget (the stopping rule's elapsed time), so a case whose times do not converge stops at the budget
+    after the minimum 10 calls, instead of drawing until its timed calls alone have spent the budget.  Each draw
+    takes 1 s on the judge's clock here (a clock that jumps, so that the test takes no such time)."""
+    import random
+    from types import SimpleNamespace
+
+    from judge.judging import benchmark_stage
+
+    jumped = [0.0]
+    monkeypatch.setattr(benchmark_stage, "time", SimpleNamespace(perf_counter=lambda: time.perf_counter() + jumped[0]))
+
+    def noisy(a, b, c, n):
+        torch.add(a, b, out=c)
+        GPU.run(random.uniform(0.0, 0.002))  # its kernel's time varies: no ±1 % interval within 10 calls
+
+    def draw():
+        jumped[0] += 1.0
+
+    done, _, ops = shipped_bench(noisy, "easy/1_vec_add", test=3, on_draw=draw, budget_s=5.0)
+    assert done.stop_reason == "budget" and done.inputs_s >= 10 and ops.count("time") <= 12
+
+
+def test_a_leetgpu_solution_that_caches_its_result_between_calls_is_a_wrong_answer():
+    """tests/solutions/cheat_leetgpu_result_cache.py returns the first call's sum in every later call: right
+    in every functional test and when every timed call re-used the warm-up's values, as they did before."""
+    with pytest.raises(BenchFailure) as info:
+        shipped_bench(load_solve("cheat_leetgpu_result_cache.py"), "easy/1_vec_add", test=3)
+    assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
 
 
 def test_a_shipped_case_wrong_while_timed_is_a_wrong_answer():
@@ -540,3 +597,13 @@ def test_a_shipped_case_wrong_while_timed_is_a_wrong_answer():
     with pytest.raises(BenchFailure) as info:
         shipped_bench(wrong_later)
     assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
+
+
+def test_every_timed_call_gets_a_model_of_its_own():
+    """A model argument (LeetGPU's 41_simple_inference): the worker copies the template's model for every call,
+    so a solution that zeroes the weights after using them is still right in every later timed call, and the
+    judge's model (its reference's) is never the worker's."""
+    solve = load_solve("leetgpu_simple_inference_mutates_weights.py")
+    done, session, ops = shipped_bench(solve, "easy/9_simple_inference", test=4)  # functional-4: 16 x 10 -> 5
+    assert done.verified >= 1 and len(done.samples_ms) >= 10 and ops.count("inputs") == ops.count("time")
+    assert session.template[1].weight.abs().sum() > 0  # the template itself never reached solve()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from judge.worker.cpu_device import CudaOnCpu
@@ -32,3 +33,35 @@ def test_outside_the_mode_the_gpu_is_the_gpu():
         assert "CUDA" in str(exc)
     else:
         raise AssertionError("torch made a CUDA tensor without CUDA")
+
+
+def test_torch_cuda_stand_ins_answer_for_the_cpu_and_are_recorded_and_removed():
+    """CudaStandIns (installed by the worker in CPU mode only): the common torch.cuda calls answer for the CPU,
+    the ones called are recorded for the run's note, and uninstall puts torch's own back."""
+    from judge.worker import session
+    from judge.worker.cpu_device import CPU_SM_COUNT, STAND_IN_NAMES, CudaStandIns, stand_ins_note
+
+    real = {name: getattr(torch.cuda, name) for name in STAND_IN_NAMES}
+    bound = (session._Event, session._synchronize)
+    stand_ins = CudaStandIns().install()
+    try:
+        assert torch.cuda.is_available() and torch.cuda.device_count() == 1 and torch.cuda.current_device() == 0
+        props = torch.cuda.get_device_properties(0)
+        assert props.multi_processor_count == CPU_SM_COUNT and props.total_memory > 0 and props.major == 0
+        with pytest.raises(AttributeError, match="CPU mode has no 'uuid'"):
+            props.uuid  # noqa: B018
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        end.record(torch.cuda.current_stream())
+        torch.cuda.synchronize()
+        assert 0.0 <= begin.elapsed_time(end) < 1e3 and end.query()
+        with pytest.raises(RuntimeError, match="enable_timing"):
+            torch.cuda.Event().elapsed_time(end)
+        assert isinstance(torch.cuda.current_stream(), torch.cuda.Stream)
+        assert stand_ins.used == {"is_available", "device_count", "current_device", "get_device_properties",
+                                  "Event", "current_stream", "synchronize"}
+        assert "multi_processor_count=4" in stand_ins_note(stand_ins.used)
+    finally:
+        stand_ins.uninstall()
+    assert all(getattr(torch.cuda, name) is function for name, function in real.items())
+    assert (session._Event, session._synchronize) == bound  # the judge's own references were never the stand-ins

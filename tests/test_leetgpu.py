@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 
 import pytest
 import torch
@@ -45,6 +46,13 @@ def test_torch_tensor_as_the_type_takes_the_tests_dtype():
     assert isinstance(param, Tensor) and param.dtype == "int8" and param.role == "out"
 
 
+def test_a_torch_module_as_the_type_is_a_model_argument():
+    """easy/41_simple_inference's signature: ``"model": (nn.Module, "in")`` (issue 27: it could not load)."""
+    params = map_signature({"input": (torch.Tensor, "in"), "model": (torch.nn.Module, "in"),
+                            "output": (torch.Tensor, "out")}, {"input": "float32", "output": "float32"})
+    assert [p.kind for p in params] == ["tensor", "module", "tensor"] and params[1].role == "in"
+
+
 @pytest.mark.parametrize("signature, dtypes, named", [
     ({"text": (ctypes.c_char_p, "in")}, {}, "c_char_p"),
     ({"p": (ctypes.POINTER(ctypes.c_char_p), "in")}, {"p": "int8"}, "POINTER(c_char_p)"),
@@ -52,7 +60,7 @@ def test_torch_tensor_as_the_type_takes_the_tests_dtype():
     ({"x": (F32, "in")}, {}, "holds no tensor"),
     ({"n": (ctypes.c_int, "out")}, {}, "only tensors can be outputs"),
     ({"x": (F32, "both")}, {"x": "float32"}, "'in' | 'out' | 'inout'"),
-    ({"model": (torch.nn.Module, "in")}, {}, "torch.nn.Module"),
+    ({"model": (torch.nn.Module, "out")}, {}, "a model can only be an input"),
 ])
 def test_a_signature_the_judge_cannot_map_is_named(signature, dtypes, named):
     with pytest.raises(SignatureError) as info:
@@ -113,13 +121,14 @@ def test_more_than_one_gpu_is_refused_when_resolving_but_listed():
     assert problems["3_two_gpus"].startswith("needs 2 GPUs")
     assert "RuntimeError: the table is missing" in problems["1_import_error"]
     assert "c_char_p" in problems["2_bad_type"]
+    assert "Doubler (a class of its challenge.py), not one of torch.nn's own" in problems["4_custom_model"]
 
 
 def test_list_orders_by_difficulty_and_sizes_the_performance_test_without_memory():
     listed = list_folder(CHALLENGES)
     assert [item.folder.name for item in listed] == [
-        "1_vec_add", "2_count_positive", "7_histogram", "3_half_scale", "4_inplace_affine", "8_matmul",
-        "5_sum_diff", "6_xor_mask"]
+        "1_vec_add", "2_count_positive", "7_histogram", "9_simple_inference", "3_half_scale", "4_inplace_affine",
+        "8_matmul", "5_sum_diff", "6_xor_mask"]
     assert all(not item.problem for item in listed)
     assert performance_size(load_folder(VEC_ADD)) == ("N=4194304", 3 * 4 * (1 << 22))
 
@@ -230,6 +239,96 @@ def test_the_reference_answers_the_benchmark_stage_for_the_performance_test():
     assert not reference.check({}, 0, {"count": count + 1})[0].ok
 
 
+def test_the_performance_test_is_drawn_again_with_fresh_values_for_each_timed_call():
+    """Every timed call gets the performance test drawn again by the challenge's generator from its own seed
+    (benchmark_stage.TimedCalls.send_inputs): same shapes, other values, the same values for the same seed;
+    and the reference checks a call against the values that call got, never the warm-up's."""
+    spec = load_folder(CHALLENGES / "easy" / "2_count_positive")
+    first = build_performance_test(spec, "cpu", seed=1)
+    drawn, again = first.redraw(11), first.redraw(11)
+    data = drawn.arguments["data"]
+    assert data.shape == first.arguments["data"].shape and not torch.equal(data, first.arguments["data"])
+    assert torch.equal(data, again.arguments["data"]) and drawn.params == first.params and drawn.redraw is not None
+    reference = ShippedReference(spec, "cpu")
+    reference.benchmark = first
+    count = (data > 0).sum().to(torch.int32).reshape(1)
+    assert all(m.ok for m in reference.check({}, 0, {"count": count}, case=drawn))
+    assert not reference.check({}, 0, {"count": count}, case=first)[0].ok  # the warm-up's values: another count
+    assert reference.reply_sizes({}, True, case=drawn) == [4] and "performance" not in reference._expected
+
+
+@pytest.mark.parametrize("make, call", [
+    (lambda: torch.nn.Linear(3, 2), lambda m, x: m(x)),
+    (lambda: torch.nn.Linear(3, 2, bias=False), lambda m, x: m(x)),
+    (lambda: torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.LayerNorm(4)), lambda m, x: m(x)),
+    (lambda: torch.nn.Conv1d(3, 2, 2, padding=1), lambda m, x: m(x.reshape(1, 3, 2))),
+    (lambda: torch.nn.MultiheadAttention(3, 1), lambda m, x: m(x, x, x)[0]),
+    (lambda: torch.nn.BatchNorm1d(3).eval(), lambda m, x: m(x)),
+])
+def test_a_model_travels_as_data_and_is_rebuilt_the_same(make, call):
+    """shipped_module: torch.nn's own classes, plain attributes and the tensors' bytes through JSON and back
+    (the worker's side), the same outputs; no pickle, and each copy has tensors of its own."""
+    import json
+
+    from judge.challenge import shipped_module
+
+    torch.manual_seed(0)
+    model, x = make(), torch.randn(2, 3)
+    description, values = shipped_module.describe(model)
+    rebuilt = shipped_module.rebuild(json.loads(json.dumps(description)), [v.detach().clone() for v in values])
+    assert shipped_module.tensor_specs(description) == [(str(v.dtype).removeprefix("torch."), list(v.shape))
+                                                        for v in values]
+    with torch.no_grad():
+        assert torch.equal(call(model, x), call(rebuilt, x)) and rebuilt.training == model.training
+    copy = shipped_module.copy(rebuilt)
+    assert all(a.data_ptr() != b.data_ptr() for (_, a), (_, b) in zip(shipped_module.tensors(copy),
+                                                                      shipped_module.tensors(rebuilt)))
+
+
+def test_a_model_that_cannot_travel_as_data_is_refused_and_only_torch_nn_classes_are_rebuilt():
+    from judge.challenge import shipped_module
+    from judge.challenge.shipped_module import ModuleError
+
+    class Own(torch.nn.Linear):
+        pass
+
+    hooked, odd = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    hooked.register_forward_hook(lambda *args: None)
+    odd.table = {"a": 1}
+    for model, words in [(Own(2, 2), "not one of torch.nn's own"), (hooked, "has hooks (_forward_hooks)"),
+                         (odd, "model.table is a dict")]:
+        with pytest.raises(ModuleError, match=re.escape(words)):
+            shipped_module.describe(model)
+    description, values = shipped_module.describe(torch.nn.Linear(2, 2))
+    for path in ("os.system", "builtins.eval", "torch.nn.modules.linear.F", "torch.nn.modules.nothing.Linear",
+                 "torch.nn.modules.linear.Linear.forward"):
+        with pytest.raises(ModuleError, match="not one of torch.nn's own"):
+            shipped_module.rebuild(dict(description, **{"class": path}), values)
+    with pytest.raises(ModuleError, match="cannot be set"):
+        shipped_module.rebuild(dict(description, attributes={"_forward_hooks": 1}), values)
+
+
+def test_a_model_test_is_built_copied_for_the_reference_and_its_weights_checked():
+    spec = load_folder(CHALLENGES / "easy" / "9_simple_inference")
+    assert [p.kind for p in spec.parameters] == ["tensor", "module", "tensor"]
+    case = build_tests(spec, "cpu", seed=3)[0][3]  # functional-3: Linear(4, 3), a batch of 8
+    model = case.arguments["model"]
+    assert case.label() == "input[8, 4], output[8, 3]" and case.elements == 8 * 4 + 12 + 3 + 8 * 3
+    reference = ShippedReference(spec, "cpu")
+    assert [name for name, _, _ in reference.tensors_of(case, False)] == ["input", "output", "model.weight",
+                                                                          "model.bias"]
+    weight = model.weight.detach().clone()
+    expected = reference.expected(case)["output"]
+    assert torch.allclose(expected, case.arguments["input"] @ weight.T + model.bias.detach())
+    got = {"input": case.arguments["input"].clone(), "output": expected.clone(), "model.weight": weight.clone(),
+           "model.bias": model.bias.detach().clone()}
+    assert all(m.ok for m in reference.check_case(case, got))
+    got["model.weight"][0, 0] += 1
+    assert [m.message() for m in reference.check_case(case, got) if not m.ok][0].startswith(
+        "input 'model.weight' was modified")
+    assert torch.equal(model.weight, weight)  # the reference ran on a copy
+
+
 # -- the CLI -----------------------------------------------------------------------------------
 @pytest.fixture
 def cli():
@@ -239,10 +338,10 @@ def cli():
 
 def test_cli_list_of_a_folder_says_what_can_run_and_why_not(cli):
     result = cli("list", CHALLENGES)
-    assert result.exit_code == 0 and "8 of 8 challenges can run" in result.output
+    assert result.exit_code == 0 and "9 of 9 challenges can run" in result.output
     assert "N=4194304 (50.3 MB)" in result.output and "medium" in result.output
     result = cli("list", BROKEN)
-    assert result.exit_code == 0 and "0 of 3 challenges can run" in result.output
+    assert result.exit_code == 0 and "0 of 4 challenges can run" in result.output
     assert "needs 2 GPUs" in result.output and "c_char_p" in result.output
 
 
@@ -260,7 +359,10 @@ def test_cli_init_writes_the_folders_triton_starter(cli, tmp_path):
     assert result.exit_code == 0
     assert target.read_text() == (VEC_ADD / "starter" / "starter.triton.py").read_text()
     result = cli("init", CHALLENGES / "easy" / "2_count_positive", tmp_path / "other.py")
-    assert result.exit_code == 2 and "no starter/starter.triton.py" in result.output
+    assert result.exit_code == 2 and "no starter/starter.triton.py or starter/starter.pytorch.py" in result.output
+    model = CHALLENGES / "easy" / "9_simple_inference"  # as LeetGPU's 41: a PyTorch starter only
+    assert cli("init", model, tmp_path / "model.py").exit_code == 0
+    assert (tmp_path / "model.py").read_text() == (model / "starter" / "starter.pytorch.py").read_text()
 
 
 def test_cli_run_errors_of_a_folder_exit_2(cli, tmp_path):

@@ -81,3 +81,40 @@ def test_a_tf32_matmul_on_a_leetgpu_folder_is_told_how_to_get_fp32():
     assert result.verdict == Verdict.WRONG_ANSWER
     failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
     assert "rounded to TF32" in failed.message and 'input_precision="ieee"' in failed.message
+
+
+def test_torch_cuda_calls_of_a_published_answer_answer_for_the_cpu_in_cpu_mode():
+    """Issue 27: torch.cuda.synchronize(), current_stream(), Event(enable_timing=True), empty_cache(),
+    is_available(), device_count(), get_device_properties(0).multi_processor_count, streams: each called by a
+    Triton vector add through the real worker (and its integrity checks after every call), in CPU mode, where
+    they answer for the CPU; the run's notes name them.  The judge's own torch.cuda is left as it was."""
+    import torch
+
+    from judge.worker.cpu_device import STAND_IN_NAMES
+
+    real = {name: getattr(torch.cuda, name) for name in STAND_IN_NAMES}
+    result = judge("easy/1_vec_add", "leetgpu_vec_add_cuda_calls.py")
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    note = next(n for n in result.notes if "answer for this CPU" in n)
+    assert all(f"torch.cuda.{name}," in note or f"torch.cuda.{name};" in note for name in STAND_IN_NAMES), note
+    assert all(getattr(torch.cuda, name) is function for name, function in real.items())
+
+
+@pytest.mark.parametrize("solution", ["leetgpu_simple_inference_torch.py", "leetgpu_simple_inference_triton.py"])
+def test_a_model_argument_is_rebuilt_in_the_worker_and_judged(solution):
+    """Issue 27: LeetGPU's 41_simple_inference passes an nn.Module; the stand-in 9_simple_inference does too
+    (nn.Linear with and without bias).  The worker rebuilds it from torch.nn's own class and the weights'
+    bytes (challenge/shipped_module.py), never from a pickle or the challenge's code."""
+    result = judge("easy/9_simple_inference", solution)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert [t.name for t in result.tests] == ["example"] + [f"functional-{i}" for i in range(1, 5)]
+    assert result.tests[0].params == {}
+
+
+def test_a_solution_that_changes_the_models_weights_is_told_and_cannot_change_the_reference():
+    """It computes the right output, then zeroes model.weight: every test is still checked against the
+    reference on the judge's own model (the outputs match), and each says the input was modified."""
+    result = judge("easy/9_simple_inference", "leetgpu_simple_inference_mutates_weights.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert all("input 'model.weight' was modified" in t.message for t in result.tests), result.tests[0].message
+    assert all("output" not in t.message.split("input 'model.weight'")[0] for t in result.tests)

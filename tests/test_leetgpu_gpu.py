@@ -38,6 +38,7 @@ def test_performance_test_is_timed_checked_and_compared_with_the_torch_reference
 
 
 @pytest.mark.parametrize("folder, solution", [
+    ("easy/9_simple_inference", "leetgpu_simple_inference_triton.py"),  # a model argument, copied every call
     ("easy/2_count_positive", "leetgpu_count_positive.py"), ("medium/3_half_scale", "leetgpu_half_scale.py"),
     ("medium/4_inplace_affine", "leetgpu_inplace_affine.py"), ("hard/5_sum_diff", "leetgpu_sum_diff.py"),
     ("hard/6_xor_mask", "leetgpu_xor_mask.py"), ("easy/7_histogram", "leetgpu_histogram_atomic.py"),
@@ -56,11 +57,20 @@ def test_a_wrong_result_while_timed_is_a_wrong_answer():
     assert "timed call" in result.benchmarks[0]["message"]
 
 
+def test_a_result_cached_between_calls_is_caught_when_timed():
+    """Issue 27: every timed call gets the performance test drawn again (fresh values), so a solution that
+    returns the first call's result in later calls fails a verified call; it passes every functional test."""
+    result = run(CHALLENGES / "easy" / "1_vec_add", SOLUTIONS / "cheat_leetgpu_result_cache.py")
+    assert all(t.verdict == Verdict.ACCEPTED for t in result.tests), result.message
+    assert result.verdict == Verdict.WRONG_ANSWER and "timed call" in result.benchmarks[0]["message"]
+
+
 @pytest.mark.skipif(not REAL.is_dir(), reason="no LeetGPU checkout at .leetgpu/challenges")
 @pytest.mark.parametrize("folder, solution", [
     ("easy/1_vector_add", "leetgpu/1_vector_add.py"),
     ("medium/22_gemm", "leetgpu/22_gemm.py"),
     ("hard/15_sorting", "leetgpu/15_sorting.py"),
+    ("easy/41_simple_inference", "leetgpu/41_simple_inference.py"),
 ])
 def test_real_leetgpu_challenges(folder, solution):
     result = run(REAL / folder, EXAMPLES / solution, bench_budget_s=1.0)

@@ -13,20 +13,25 @@ here, with a seeded generator, and ships the inputs to the worker
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import re
 import sys
 import traceback
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import torch
+from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
-from judge.challenge.spec_model import DIFFICULTIES, ReferenceError_, Spec, SpecError, Tensor, Tolerance
+from judge.challenge.shipped_module import ModuleError, describe, tensors
+from judge.challenge.spec_model import DIFFICULTIES, Module, ReferenceError_, Spec, SpecError, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES, poison_, poison_value
 
 __all__ = ["load_folder", "find_folders", "list_folder", "Listed", "LeetGpuSpec", "LeetGpuError", "ShippedCase",
@@ -68,16 +73,32 @@ class ShippedCase(Case):
     # The out tensors its generator initialised (torch.zeros, torch.full...): the solution and the reference
     # start from those values; the others start as poison for the solution and zeros for the reference.
     kept: frozenset = field(default_factory=frozenset, repr=False, compare=False)
+    # The performance test only: the same test drawn again by the challenge's generators from another seed
+    # (``redraw(seed)``), so that every timed call gets values of its own (benchmark_stage.TimedCalls).
+    redraw: Callable[[int], "ShippedCase"] | None = field(default=None, repr=False, compare=False)
 
     @property
     def nbytes(self) -> int:
-        """Bytes a call moves at least: inputs read, outputs written, inout tensors both."""
+        """Bytes a call moves at least: inputs read (a model's weights too), outputs written, inout tensors both."""
         return sum(value.nbytes * (2 if self.roles.get(name) == "inout" else 1)
-                   for name, value in self.arguments.items() if isinstance(value, torch.Tensor))
+                   for name, value in self.tensors())
 
     @property
     def elements(self) -> int:
-        return sum(v.numel() for v in self.arguments.values() if isinstance(v, torch.Tensor))
+        return sum(v.numel() for _, v in self.tensors())
+
+    def label(self) -> str:
+        """The scalars (``N=1024``); a test without any (a model's) by its tensors' shapes, ``input[1, 2]``."""
+        return super().label() or ", ".join(f"{name}[{', '.join(map(str, v.shape))}]"
+                                            for name, v in self.arguments.items() if isinstance(v, torch.Tensor))
+
+    def tensors(self) -> list[tuple[str, torch.Tensor]]:
+        """(name, tensor) of every tensor argument, then of every model's parameters and buffers (``model.weight``)."""
+        out = [(name, v) for name, v in self.arguments.items() if isinstance(v, torch.Tensor)]
+        for name, value in self.arguments.items():
+            if isinstance(value, nn.Module):
+                out += [(f"{name}.{inner}", v) for inner, v in tensors(value)]
+        return out
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -102,6 +123,9 @@ def load_folder(folder, runnable: bool = True) -> LeetGpuSpec:
         parameters = map_signature(signature, _dtypes_of(example))
     except SignatureError as exc:
         raise LeetGpuError(f"{file}: get_solve_signature(): {exc}") from None
+    for p in parameters:  # a model the worker cannot rebuild (a class of the challenge's own): said now
+        if isinstance(p, Module) and isinstance(example, dict) and p.name in example:
+            _module_value(p, example[p.name], "meta", f"{file}: the example test")
     c_types = tuple((name, ctype_name(entry[0])) for name, entry in signature.items())
     spec = replace(_spec(folder, cls, parameters), c_types=c_types)
     if runnable and spec.num_gpus > 1:
@@ -308,18 +332,22 @@ def build_tests(spec: LeetGpuSpec, device: str, seed: int,
 
 
 def build_performance_test(spec: LeetGpuSpec, device: str, seed: int) -> ShippedCase:
-    """The performance test (the benchmark), built like the functional tests."""
+    """The performance test (the benchmark), built like the functional tests.  Its ``redraw(seed)`` runs the
+    generator again with another seed: every timed call gets fresh values (docs/leetgpu.md)."""
     instance = spec.instance(device)
     with _seeded(seed, device) as generator, PoisonedEmpty() as made:
         test = _call(instance, "generate_performance_test", Path(spec.source) / MODULE_FILE)
         test = test[0] if isinstance(test, list) and test else test
-        return _case(spec, "performance", "benchmark", test, device, generator, made)
+        case = _case(spec, "performance", "benchmark", test, device, generator, made)
+    if torch.device(device).type == "cuda":  # none of the generator's work may still run when a call is timed
+        torch.cuda.synchronize(device)
+    return replace(case, redraw=partial(build_performance_test, spec, device))
 
 
 def performance_size(spec: LeetGpuSpec) -> tuple[str, int]:
     """(scalars, bytes) of the performance test, built on torch's meta device (no memory, no values)."""
     case = build_performance_test(spec, "meta", 0)
-    return ", ".join(f"{k}={v}" for k, v in case.params.items()), case.nbytes
+    return case.label(), case.nbytes
 
 
 class _seeded:
@@ -356,7 +384,9 @@ def _case(spec: LeetGpuSpec, name: str, kind: str, test, device: str, generator,
     arguments, params, roles, kept = {}, {}, {}, set()
     for p in spec.parameters:
         value = test[p.name]
-        if isinstance(p, Tensor):
+        if isinstance(p, Module):
+            arguments[p.name] = _module_value(p, value, device, f"{file}: {name} test")
+        elif isinstance(p, Tensor):
             if p.role == "out" and ((made.initialised(value) if made else initialised(value))
                                     if isinstance(value, torch.Tensor)
                                     else type(value).__name__ == "FullTensor"):  # a descriptor filled on purpose
@@ -366,6 +396,18 @@ def _case(spec: LeetGpuSpec, name: str, kind: str, test, device: str, generator,
         else:
             arguments[p.name] = params[p.name] = _scalar_value(p, value, f"{file}: {name} test")
     return ShippedCase(name, kind, params, arguments, roles, frozenset(kept))
+
+
+def _module_value(p: Module, value, device: str, where: str) -> nn.Module:
+    """A test's model, on ``device``, checked to be one the worker can rebuild (shipped_module.py)."""
+    if not isinstance(value, nn.Module):
+        raise LeetGpuError(f"{where}: '{p.name}' is declared a torch.nn.Module but the test gives "
+                           f"{type(value).__name__}")
+    try:
+        describe(value, p.name)
+    except ModuleError as exc:
+        raise LeetGpuError(f"{where}: {exc}") from None
+    return value.to(device)
 
 
 def _tensor_value(p: Tensor, value, device: str, generator, where: str, kept: bool = False) -> torch.Tensor:
@@ -449,8 +491,10 @@ def _scalar_value(p, value, where: str):
 
 
 def expected_outputs(instance, case: ShippedCase, file: str = "") -> dict[str, torch.Tensor]:
-    """The challenge's ``reference_impl`` on copies of the case's arguments: the out and inout tensors."""
-    work = {name: v.clone() if isinstance(v, torch.Tensor) else v for name, v in case.arguments.items()}
+    """The challenge's ``reference_impl`` on copies of the case's arguments (a model too): the out and inout
+    tensors."""
+    work = {name: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v) if isinstance(v, nn.Module) else v
+            for name, v in case.arguments.items()}
     try:
         with torch.no_grad():
             instance.reference_impl(**work)

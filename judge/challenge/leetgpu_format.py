@@ -12,7 +12,7 @@ import html
 import re
 from html.parser import HTMLParser
 
-from judge.challenge.spec_model import Init, Scalar, Tensor
+from judge.challenge.spec_model import Init, Module, Scalar, Tensor
 
 __all__ = ["SignatureError", "map_signature", "ctype_name", "POINTER_SIZES", "SCALAR_KINDS",
            "html_to_text", "over_budget", "CPU_ELEMENT_BUDGET"]
@@ -70,9 +70,23 @@ def map_signature(signature: dict, dtypes: dict) -> tuple:
         if not (isinstance(entry, tuple) and len(entry) == 2 and entry[1] in ROLES):
             raise SignatureError(f"parameter '{name}': expected (ctypes type, 'in' | 'out' | 'inout'), got {entry!r}")
         ctype, role = entry
+        if _is_module_class(ctype):
+            parameters.append(_module(name, role))
+            continue
         tensor = _is_pointer(ctype) or _is_torch_tensor_class(ctype)
         parameters.append(_tensor(name, ctype, role, dtypes) if tensor else _scalar(name, ctype, role))
     return tuple(parameters)
+
+
+def _is_module_class(ctype) -> bool:
+    """``torch.nn.Module`` given as the type: the test passes a model (shipped_module.py sends it as data)."""
+    return isinstance(ctype, type) and ctype.__name__ == "Module" and ctype.__module__.startswith("torch.nn")
+
+
+def _module(name: str, role: str) -> Module:
+    if role != "in":
+        raise SignatureError(f"parameter '{name}' is a torch.nn.Module marked '{role}': a model can only be an input")
+    return Module(name)
 
 
 def _is_torch_tensor_class(ctype) -> bool:
@@ -100,12 +114,10 @@ def _tensor(name: str, ctype, role: str, dtypes: dict) -> Tensor:
 
 def _scalar(name: str, ctype, role: str) -> Scalar:
     kind = SCALAR_KINDS.get(getattr(ctype, "__name__", ""))
-    if kind is None and getattr(ctype, "__name__", "") == "Module":
-        raise SignatureError(f"parameter '{name}': a torch.nn.Module cannot be sent to the solution's process "
-                             "(the judge ships tensors and scalars, as raw bytes)")
     if kind is None:
         raise SignatureError(f"parameter '{name}': ctypes type {ctype_name(ctype)} is not supported "
-                             f"(scalars: {', '.join(sorted(SCALAR_KINDS))}; or a ctypes.POINTER)")
+                             f"(scalars: {', '.join(sorted(SCALAR_KINDS))}; or a ctypes.POINTER, torch.Tensor "
+                             "or torch.nn.Module)")
     if role != "in":
         raise SignatureError(f"parameter '{name}' is a scalar marked '{role}': only tensors can be outputs")
     return Scalar(name, kind, "", ctype.__name__)

@@ -79,6 +79,18 @@ class Scalar:
 
 
 @dataclass(frozen=True)
+class Module:
+    """A ``torch.nn.Module`` argument, read only: LeetGPU folders only (``easy/41_simple_inference``), shipped to
+    the worker as data (judge/challenge/shipped_module.py)."""
+
+    name: str
+    role: str = "in"
+    dtype: str = "nn.Module"
+
+    kind = "module"
+
+
+@dataclass(frozen=True)
 class Tolerance:
     """How outputs are compared with the reference (docs/spec-format.md)."""
 

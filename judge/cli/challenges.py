@@ -88,8 +88,11 @@ def _starter(spec, lang: str) -> str:
 
 
 def _leetgpu_starter(spec, lang: str) -> str:
-    """The folder's own starter in that language (LeetGPU's), read from the user's checkout."""
-    starter = Path(spec.source) / "starter" / LANGUAGES[lang]
-    if not starter.is_file():
-        raise UserError(f"{spec.source} has no starter/{LANGUAGES[lang]}")
-    return starter.read_text(encoding="utf-8")
+    """The folder's own starter in that language (LeetGPU's), read from the user's checkout; for Triton its
+    ``starter.pytorch.py`` where it has no Triton one (easy/41_simple_inference)."""
+    names = [LANGUAGES[lang]] + (["starter.pytorch.py"] if lang == "triton" else [])
+    for name in names:  # no Triton starter (easy/41_simple_inference): its PyTorch one
+        starter = Path(spec.source) / "starter" / name
+        if starter.is_file():
+            return starter.read_text(encoding="utf-8")
+    raise UserError(f"{spec.source} has no starter/{' or starter/'.join(names)}")

@@ -17,7 +17,7 @@ from judge.timing.speed import speedup_text
 
 __all__ = ["TimedRun", "TorchTiming", "CaseTiming", "BenchOutcome"]
 
-PHASES = ("warmup_s", "elapsed_s", "verifying_s")
+PHASES = ("warmup_s", "elapsed_s", "verifying_s", "inputs_s")
 
 
 @dataclass
@@ -31,6 +31,7 @@ class TimedRun:
     stop_reason: str  # the stopping rule's
     elapsed_s: float = 0.0
     verifying_s: float = 0.0
+    inputs_s: float = 0.0  # a LeetGPU test's: drawing and shipping each timed call's values (part of elapsed_s)
     warmup_s: float | None = None  # as the worker said (None: it did not)
     launch_guard_us: float | None = None
     exposed_dropped: int = 0
@@ -40,9 +41,9 @@ class TimedRun:
     judge_wall_ms: float | None = None  # the median time the judge waited for a call
 
     def phases(self) -> dict[str, float]:
-        """Seconds of warm-up, timing and verifying (0 where unknown), in that order."""
+        """Seconds of warm-up, timing, verifying and fresh inputs (0 where unknown), in that order."""
         return {"warmup_s": self.warmup_s or 0.0, "elapsed_s": self.elapsed_s or 0.0,
-                "verifying_s": self.verifying_s or 0.0}
+                "verifying_s": self.verifying_s or 0.0, "inputs_s": self.inputs_s or 0.0}
 
 
 @dataclass(frozen=True)

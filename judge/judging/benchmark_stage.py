@@ -87,7 +87,8 @@ class TimedCalls:
         self.overhead_ms = self.latency_ms[1] if self.latency_ms else None
         self.samples, self.audits, self.walls = [], [], []
         self.verified = self.dropped = self.kept_exposed = 0
-        self.timing_s = self.verifying_s = 0.0
+        self.timing_s = self.verifying_s = self.inputs_s = 0.0
+        self.drawn = None  # a LeetGPU test: the values of the last timed call (case.redraw), which verify checks
 
     def run(self) -> TimedRun:
         """Timed calls until the stopping rule says stop, the verifications the judge picks, then ``end``."""
@@ -95,7 +96,8 @@ class TimedCalls:
         while True:
             seed = self.rng.randrange(2**63)
             kept = self.one_call(seed)
-            decision = self.rule.decide(self.samples, self.timing_s) if kept and _check_now(len(self.samples)) else None
+            spent = self.timing_s + self.inputs_s  # a LeetGPU test's fresh values count in the budget
+            decision = self.rule.decide(self.samples, spent) if kept and _check_now(len(self.samples)) else None
             last = decision is not None and decision.stop
             if self.check and (last or self.plan.wants(index)):  # decided now: the call is over
                 self.verify(seed)
@@ -108,13 +110,14 @@ class TimedCalls:
         self.count_hidden_work()
         return TimedRun(samples_ms=self.samples, audits=self.audits, verified=self.verified,
                         stop_reason=decision.reason, elapsed_s=time.perf_counter() - started,
-                        verifying_s=self.verifying_s, warmup_s=_number(done, "warmup_s"),
+                        verifying_s=self.verifying_s, inputs_s=self.inputs_s, warmup_s=_number(done, "warmup_s"),
                         launch_guard_us=_number(done, "launch_guard_us"), exposed_dropped=self.dropped,
                         exposed_kept=self.kept_exposed, flush_bytes=done.get("flush_bytes"),
                         guard_holds_gpu=done.get("guard_holds_gpu"), judge_wall_ms=_median(self.walls))
 
     def one_call(self, seed: int) -> bool:
         """One timed call; whether its sample counts (False: it held host time and was dropped)."""
+        self.send_inputs(seed)
         asked = time.perf_counter()
         header, _ = _exchange(self.worker, self.worker.request, {"op": "time", "seed": seed}, self.timeout, self.what)
         wall_ms = (time.perf_counter() - asked) * 1e3
@@ -137,6 +140,22 @@ class TimedCalls:
         self.kept_exposed += header.get("exposed") is True
         return True
 
+    def send_inputs(self, seed: int) -> None:
+        """A LeetGPU test's values for the next timed call: its generator run again from ``seed`` in the judge's
+        process and shipped (an ``inputs`` request, outside the call's round trip; its seconds count in the
+        case's time budget, so that a large test's transfers end at the budget after the minimum calls), so that
+        no timed call sees another's values, as a spec's calls drawn from their seeds do not.  Nothing for a
+        spec's case: the worker draws its inputs from the seed of the ``time`` request."""
+        redraw = getattr(self.case, "redraw", None)
+        if redraw is None:
+            return
+        started = time.perf_counter()
+        self.drawn = None  # freed before the next one is drawn
+        self.drawn = redraw(seed)  # a generator that fails raises LeetGpuError, as when the test was first built
+        shipped, blobs = request_payload(self.drawn)
+        _exchange(self.worker, self.worker.request, {"op": "inputs", **shipped}, self.timeout, self.what, None, blobs)
+        self.inputs_s += time.perf_counter() - started
+
     def count_hidden_work(self) -> None:
         """Work the events missed in every call, each time under the per-call allowance (audit.case_excess_ms):
         then every call counts its host-clock time less the device's typical latency, and disagrees."""
@@ -151,11 +170,14 @@ class TimedCalls:
     def verify(self, seed: int) -> None:
         """The last call's outputs against the judge's reference for ``seed``; a mismatch is a wrong answer."""
         sent = time.perf_counter()
-        header, blobs = _exchange(self.worker, self.worker.request, {"op": "send"}, self.timeout, self.what)
         ref = self.ctx.reference
+        drawn = {"case": self.drawn} if self.drawn is not None else {}  # the values this call saw
+        if drawn:
+            self.worker.expect_reply(ref.reply_sizes(self.case.params, True, **drawn))
+        header, blobs = _exchange(self.worker, self.worker.request, {"op": "send"}, self.timeout, self.what)
         try:
-            got = ref.decode(self.case.params, header, blobs, outputs_only=True)
-            bad = [m for m in ref.check(self.case.params, seed, got) if not m.ok]
+            got = ref.decode(self.case.params, header, blobs, outputs_only=True, **drawn)
+            bad = [m for m in ref.check(self.case.params, seed, got, **drawn) if not m.ok]
         except BadReply as exc:
             raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
         except JudgeOutOfMemory as exc:

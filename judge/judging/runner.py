@@ -27,6 +27,7 @@ from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
+from judge.worker.cpu_device import STAND_IN_NAMES, stand_ins_note
 from judge.worker.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device"]
@@ -210,6 +211,7 @@ class Runner:
         self.last_got: dict | None = None  # the last reply's tensors (check_reply)
         self.shrunk = False
         self.worker_deaths = 0
+        self.cuda_calls: set[str] = set()  # CPU mode: the torch.cuda functions the solution called (its note)
         self.result = RunResult(
             challenge=spec.name, solution=str(solution), mode="interpret" if self.interpret else "gpu",
             seed=self.seed, device=self.device)
@@ -507,9 +509,20 @@ class Runner:
         return reply
 
     def note_cuda_on_cpu(self, reply: dict) -> None:
-        """Once a run: in CPU mode the solution named the GPU and got the CPU (worker/cpu_device.py)."""
-        if self.interpret and CUDA_ON_CPU_NOTE not in self.result.notes and type(reply.get("cuda_on_cpu")) is int:
+        """In CPU mode, once a run: the solution named the GPU and got the CPU; and which torch.cuda functions
+        it called, which answered for the CPU (worker/cpu_device.py), one note kept up to date."""
+        if not self.interpret:
+            return
+        if CUDA_ON_CPU_NOTE not in self.result.notes and type(reply.get("cuda_on_cpu")) is int:
             self.result.notes.append(CUDA_ON_CPU_NOTE)
+        names = reply.get("cuda_calls_on_cpu")
+        called = self.cuda_calls | {n for n in (names if isinstance(names, list) else []) if n in STAND_IN_NAMES}
+        if called != self.cuda_calls:  # only names the judge knows: the worker's strings are not trusted
+            notes = self.result.notes
+            if self.cuda_calls:
+                notes.remove(stand_ins_note(self.cuda_calls))
+            self.cuda_calls = called
+            notes.append(stand_ins_note(called))
 
     def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
         """Every tensor of a call's reply against the judge's own values (raises BadReply)."""
@@ -617,7 +630,8 @@ class Runner:
                       if t.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED)), None)
         if first is None:
             return self.result.message
-        return f"{first.verdict.value} on {first.name} ({describe(first.params)}): {headline(first.message)}"
+        sizes = f" ({describe(first.params)})" if first.params else ""  # a LeetGPU test may have no scalars
+        return f"{first.verdict.value} on {first.name}{sizes}: {headline(first.message)}"
 
 
 def _is_time(value) -> bool:

@@ -19,7 +19,9 @@ import torch
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs
 from judge.challenge.shipped import input_payload
+from judge.challenge.shipped_module import tensors as module_tensors
 from judge.challenge.spec import Tensor
+from judge.challenge.spec_model import Module
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
 from judge.judging.reference import decode_reply, within_memory
@@ -28,13 +30,16 @@ from judge.challenge.seeds import case_seed
 
 __all__ = ["ShippedRunner", "ShippedReference"]
 
+_DTYPE_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
+
 
 class ShippedReference:
     """Expected outputs and checks of shipped cases, on the judge's device.
 
     ``reply_sizes``/``decode``/``check`` take ``params`` like ``Reference``'s, for
-    the benchmark stage, and answer for the one performance test (``benchmark``):
-    a LeetGPU challenge has exactly one, and its inputs do not depend on a seed.
+    the benchmark stage, and answer for the one performance test (``benchmark``,
+    a LeetGPU challenge has exactly one) or, given ``case``, for the values a
+    timed call got (the performance test drawn again from that call's seed).
     """
 
     def __init__(self, spec, device: str):
@@ -43,21 +48,37 @@ class ShippedReference:
         self.benchmark: ShippedCase | None = None
         self._expected: dict[str, dict] = {}
 
-    def expected(self, case: ShippedCase) -> dict[str, torch.Tensor]:
+    def expected(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor]:
+        """``reference_impl``'s outputs on the case, kept for the run (``keep``: a test's, not a timed call's)."""
+        if not keep:
+            return expected_outputs(self.instance, case, self.spec.source)
         if case.name not in self._expected:
             self._expected[case.name] = expected_outputs(self.instance, case, self.spec.source)
         return self._expected[case.name]
 
     def tensors_of(self, case: ShippedCase, outputs_only: bool) -> list[tuple[str, str, tuple]]:
-        return [(p.name, p.dtype, tuple(case.arguments[p.name].shape)) for p in self.spec.parameters
-                if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
+        """(name, dtype, shape) of each tensor a reply holds, in order: the tensor arguments, then (a test's
+        reply, not a timed call's) each model's weights as ``model.weight`` (worker/session.send_tensors)."""
+        out = [(p.name, p.dtype, tuple(case.arguments[p.name].shape)) for p in self.spec.parameters
+               if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
+        if not outputs_only:
+            out += [(name, _DTYPE_NAMES[value.dtype], tuple(value.shape)) for name, value in self.weights(case)]
+        return out
+
+    def weights(self, case: ShippedCase) -> list[tuple[str, torch.Tensor]]:
+        """(``model.weight``, tensor) of each model argument's parameters: inputs a call must leave unchanged."""
+        return [(f"{p.name}.{inner}", value.detach()) for p in self.spec.parameters if isinstance(p, Module)
+                for inner, value in module_tensors(case.arguments[p.name], buffers=False)]
 
     def case_sizes(self, case: ShippedCase, outputs_only: bool = False) -> list[int]:
         return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize for _, dtype, shape in self.tensors_of(case, outputs_only)]
 
-    def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s."""
-        expected, results = self.expected(case), []
+    def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor], keep: bool = True) -> list[Mismatch]:
+        """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s (``keep``: as
+        ``expected``)."""
+        expected = self.expected(case, keep)
+        results = [compare_input(name, got[name].to(self.device), value) for name, value in self.weights(case)
+                   if name in got]  # a model's weights, as its input tensors
         for p in self.spec.parameters:
             if not isinstance(p, Tensor) or p.name not in got:  # timed calls send outputs only
                 continue
@@ -83,14 +104,19 @@ class ShippedReference:
         return tf32_explains_all(got, self.expected(case), names, on_tf32_inputs)
 
     # -- the Reference interface of the benchmark stage ---------------------------------
-    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
-        return self.case_sizes(self.benchmark, outputs_only)
+    # ``case``: the performance test as a timed call's generator drew it (ShippedCase.redraw), whose values
+    # that call saw; None: the one built for the run (its warm-up's).
+    def reply_sizes(self, params: dict, outputs_only: bool = False, case: ShippedCase | None = None) -> list[int]:
+        return self.case_sizes(case if case is not None else self.benchmark, outputs_only)
 
-    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
-        return decode_reply(self.tensors_of(self.benchmark, outputs_only), header, blobs)
+    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool,
+               case: ShippedCase | None = None) -> dict[str, torch.Tensor]:
+        return decode_reply(self.tensors_of(case if case is not None else self.benchmark, outputs_only), header, blobs)
 
-    def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        return within_memory(self.check_case, self.benchmark, got)
+    def check(self, params: dict, seed: int, got: dict[str, torch.Tensor],
+              case: ShippedCase | None = None) -> list[Mismatch]:
+        """A timed call's outputs against ``reference_impl`` on the values it saw (computed now, not kept)."""
+        return within_memory(self.check_case, case if case is not None else self.benchmark, got, case is None)
 
 
 class ShippedRunner(Runner):

@@ -70,8 +70,8 @@ def render_failures(console: Console, result) -> None:
     for case in result.tests:
         if case.verdict in (Verdict.ACCEPTED, Verdict.SKIPPED):
             continue
-        console.print(f"[red]{case.verdict.value}[/] on {escape(case.name)} "
-                      f"({', '.join(f'{k}={v}' for k, v in case.params.items())}):")
+        sizes = ', '.join(f'{k}={v}' for k, v in case.params.items())
+        console.print(f"[red]{case.verdict.value}[/] on {escape(case.name)}{f' ({sizes})' if sizes else ''}:")
         console.print(case.message, markup=False, highlight=False)
         console.print()
 

@@ -18,6 +18,9 @@ this is the worker's half of it, driven by the judge (timing/benchmark_stage.py)
    flags) and the judge's own code are checked (session.check_call).  Replies
    ``timed`` with the numbers; whether this call is verified is decided by the
    judge only now, after the call.
+   A LeetGPU folder's values cannot be drawn here (its generator runs in the judge):
+   before each ``time`` the judge sends them in an ``inputs`` request (the session
+   keeps them as the template the call copies into its guarded buffers).
 3. ``send``: the last timed call's outputs, for the judge to check.
 4. ``end``: replies ``bench_done`` (the guard's length, the flush, whether the
    guard holds the GPU).

@@ -14,8 +14,9 @@ import threading
 
 import torch
 
-from judge.challenge import shipped, tensors as tensor_args
-from judge.worker.cpu_device import CudaOnCpu
+from judge.challenge import shipped, shipped_module, tensors as tensor_args
+from judge.challenge.spec_model import Module
+from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
 from judge.worker import compile_events, cuda_build, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
@@ -26,6 +27,7 @@ from judge.timer import timed_loop
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
 _to_bytes = tensor_args.to_bytes
+_DTYPE_NAMES = {dtype: name for name, dtype in tensor_args.TORCH_DTYPES.items()}
 
 
 def warm_up(device: str) -> None:
@@ -79,6 +81,8 @@ class Session:
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
         self.build: dict = {}  # a CUDA C++ solution's build: cached or not, seconds, architecture
+        self.weights: list = []  # the last call's models' parameters, as it got them (seal)
+        self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -97,6 +101,7 @@ class Session:
                 loader.patch_autotuner_for_interpreter()
                 self.cpu_device = CudaOnCpu()  # "cuda" is this CPU while it judges (cpu_device.py)
                 self.cpu_device.__enter__()  # for the process's life: an import may allocate too
+                self.cuda_stand_ins = CudaStandIns().install()  # before the fingerprint: torch.cuda, not the judge's
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
@@ -169,6 +174,8 @@ class Session:
                 self.loop = None
                 self.loop = timed_loop.TimedLoop(self, header)
                 self.reply({"ok": True, "op": "warm", "guard_holds_gpu": self.loop.guard.holds_gpu})
+            elif op == "inputs" and self.loop is not None and self.template is not None:
+                self.next_inputs(header, blobs)
             elif op in ("time", "send", "end") and self.loop is not None:
                 self.bench_step(op, header)
             else:
@@ -178,6 +185,15 @@ class Session:
             return self.report_failure(exc)
         finally:
             self.flush_output()
+
+    def next_inputs(self, header: dict, blobs) -> None:
+        """A LeetGPU test's values for the next timed calls, drawn again by the judge (its generator cannot
+        run here): the template that ``arguments`` copies from now on (benchmark_stage.TimedCalls.send_inputs).
+        The last call's template goes first: a large test's two copies need not fit at once."""
+        self.template = None
+        self.template = self.shipped_arguments(header, blobs)
+        self.outputs_kept = shipped.kept_outputs(self.spec.parameters, header["inputs"])
+        self.reply({"ok": True, "op": "inputs"})
 
     def bench_step(self, op: str, header: dict) -> None:
         """One step of the judge-driven timed loop: a timed call, its outputs, or the end."""
@@ -215,6 +231,9 @@ class Session:
     def seal(self, args: list, arena: Arena) -> list:
         named = [(p.name, args[i]) for i, p in tensor_args.tensor_params(self.spec)]
         self.sealed = (arena, named, Seal(named), args)
+        # A model's weights as the call gets them: sent back after a test, for the judge to see them unchanged.
+        self.weights = [(f"{p.name}.{inner}", value) for i, p in enumerate(self.spec.parameters)
+                        if isinstance(p, Module) for inner, value in shipped_module.tensors(args[i], buffers=False)]
         return args
 
     def restore_state(self) -> None:
@@ -326,6 +345,8 @@ class Session:
         header = {"ok": True, "op": "result", "time_ms": elapsed_ms}
         if self.cpu_device is not None and self.cpu_device.count:
             header["cuda_on_cpu"] = self.cpu_device.count  # so far, import included: the run's note says so
+        if self.cuda_stand_ins is not None and self.cuda_stand_ins.used:
+            header["cuda_calls_on_cpu"] = sorted(self.cuda_stand_ins.used)  # likewise
         self.send_tensors(header, args)
 
     def send_tensors(self, header: dict, args: list, outputs_only: bool = False) -> None:
@@ -338,6 +359,9 @@ class Session:
                 continue
             metas.append({"name": param.name, "dtype": param.dtype, "shape": list(args[index].shape)})
             tensors.append(args[index])
+        for name, value in [] if outputs_only else self.weights:
+            metas.append({"name": name, "dtype": _DTYPE_NAMES[value.dtype], "shape": list(value.shape)})
+            tensors.append(value.detach())
         header = dict(header, tensors=metas)
         if self.area is not None and self.area.fits(span([t.nbytes for t in tensors])):
             self.await_area_free()
