@@ -133,9 +133,9 @@ def test_a_planted_library_is_not_what_another_solution_is_judged_with(tmp_path)
     assert not hasattr(ctypes.CDLL(again.library), "redteam_planted")
 
 
-# -- finding 5: compile-time memory is not counted --------------------------------------------------------
+# -- finding 4: compile-time memory is not counted --------------------------------------------------------
 def test_the_memory_watchdog_counts_the_workers_children(tmp_path):
-    """RED TEAM 5 (FAILS NOW): the watchdog reads VmRSS of the worker's pid alone, and nvcc's
+    """RED TEAM 4 (FAILS NOW): the watchdog reads VmRSS of the worker's pid alone, and nvcc's
     children (cudafe++ held 1.6 GB for redteam_cuda_compile_memory.cu) are not the worker.  Here a
     stand-in 'worker' starts a child that holds 400 MB; the limit is 200 MB."""
     child = "import time; b = bytearray(400 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('held', flush=True); time.sleep(30)"
@@ -159,9 +159,9 @@ def test_the_memory_watchdog_counts_the_workers_children(tmp_path):
         worker.wait()
 
 
-# -- finding 6: diagnostics of unbounded width ------------------------------------------------------------
+# -- finding 5: diagnostics of unbounded width ------------------------------------------------------------
 def test_compile_diagnostics_are_bounded_in_characters_not_only_lines():
-    """RED TEAM 6 (FAILS NOW): 60 lines are kept, of any width.  A Python error is cut to ~4000
+    """RED TEAM 5 (FAILS NOW): 60 lines are kept, of any width.  A Python error is cut to ~4000
     characters (loader.format_error); a compile error should be bounded likewise."""
     output = "\n".join(f'mine.cu({i}): error: static assertion failed with "{"A" * 1_000_000}"' for i in range(5))
     size = len(nvcc.user_diagnostics(output, "mine.cu", "mine.cu", "", ""))
@@ -170,7 +170,7 @@ def test_compile_diagnostics_are_bounded_in_characters_not_only_lines():
 
 @needs_nvcc
 def test_a_one_kilobyte_source_cannot_make_a_megabyte_compile_error(tmp_path):
-    """RED TEAM 6 with the real nvcc (FAILS NOW): redteam_cuda_diagnostic_flood.cu makes nvcc print one
+    """RED TEAM 5 with the real nvcc (FAILS NOW): redteam_cuda_diagnostic_flood.cu makes nvcc print one
     8.5 MB static_assert message; CompileFailed carries it whole (the worker then sends it, the judge
     reports it; over 16 MiB the reply is refused as malformed and the verdict turns runtime_error)."""
     source = _solution(tmp_path / "sol", (SOLUTIONS / "redteam_cuda_diagnostic_flood.cu").read_text(), "flood.cu")
@@ -182,9 +182,9 @@ def test_a_one_kilobyte_source_cannot_make_a_megabyte_compile_error(tmp_path):
     assert size <= 64 * 1024, f"a compile_error message of {size} characters"
 
 
-# -- finding 7: a wrapper nvcc opens its folder's parent to the sandbox ------------------------------------
+# -- finding 6: a wrapper nvcc opens its folder's parent to the sandbox ------------------------------------
 def test_a_wrapper_nvcc_does_not_open_the_home_folder_to_the_sandbox(tmp_path, monkeypatch, fake_nvcc):  # noqa: F811
-    """RED TEAM 7 (FAILS NOW): nvcc found on PATH as a wrapper script (this image's /usr/local/bin/nvcc
+    """RED TEAM 6 (FAILS NOW): nvcc found on PATH as a wrapper script (this image's /usr/local/bin/nvcc
     is one: `exec /usr/local/cuda-13.0/bin/nvcc "$@"`) in ~/bin: realpath keeps the script, the toolkit
     root becomes the home folder, and client.Worker._policy makes it readable to every CUDA worker -
     also under `judge grade` (strict)."""
@@ -216,10 +216,10 @@ def test_a_wrapper_nvcc_does_not_open_the_home_folder_to_the_sandbox(tmp_path, m
         worker.workdir.cleanup()
 
 
-# -- finding 8: the launch check calls the solution's own cudaGetLastError -------------------------------
+# -- finding 7: the launch check calls the solution's own cudaGetLastError -------------------------------
 @needs_nvcc
 def test_the_launch_check_asks_the_cuda_runtime_not_the_solution(tmp_path):
-    """RED TEAM 8 (FAILS NOW): CudaSolve binds ``self.library.cudaGetLastError``; dlsym on the solution's
+    """RED TEAM 7 (FAILS NOW): CudaSolve binds ``self.library.cudaGetLastError``; dlsym on the solution's
     handle finds a cudaGetLastError the solution exports first (redteam_cuda_own_last_error.cu answers
     0 and hides its failed launch; here it answers 4242 so the test can tell)."""
     from judge.worker.cuda_solve import CudaSolve

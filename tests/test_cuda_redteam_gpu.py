@@ -1,8 +1,10 @@
 """RED TEAM of CUDA C++ solutions, on a GPU (``pytest -m gpu -s tests/test_cuda_redteam_gpu.py``; needs nvcc).
 
 Each test asserts what a SECURE judge answers to one attack of tests/solutions/redteam_cuda_*;
-on the code as the red team found it (commit d366707) they are expected to FAIL, except where a
-docstring says the outcome was not seen on hardware.  The CPU half is tests/test_cuda_redteam.py.
+on the code as the red team found it (commit d366707) every one is expected to FAIL.  The red team
+could not run them through the judge (its device's copy of the repository predates the CUDA code);
+what it did run on an H200 is in each attack's header (the deferred-thread race, in a harness doing
+measured_call's steps).  The CPU half is tests/test_cuda_redteam.py.
 """
 
 from __future__ import annotations
@@ -91,21 +93,7 @@ def test_redteam_cache_poison_leaves_other_solutions_builds_alone(own_cache):
     assert after.verdict == Verdict.ACCEPTED, f"naive.cu judged with a planted library: {after.message[:200]}"
 
 
-# -- finding 4: persisting L2 lines survive the judge's flush ---------------------------------------------------
-def test_redteam_l2_persisting_window_is_no_faster_than_the_honest_copy():
-    """NOT YET SEEN ON HARDWARE by the red team when written: whether the lines stay persisting through the
-    judge's rewrite of the inputs is the hardware's; the print says what happened."""
-    spec = small_bench_spec("copy", "  - {name: n2048, N: 2048}\n")
-    honest = run(spec, EXAMPLES / "copy" / "vectorized.cu")
-    cheat = run(spec, SOLUTIONS / "redteam_cuda_l2_persist.cu")
-    assert honest.verdict == Verdict.ACCEPTED, honest.message
-    print(f"L2 persist: {cheat.verdict.value}, median {median(cheat) if cheat.benchmarks else None} ms vs "
-          f"honest {median(honest)} ms; {cheat.message[:200]}")
-    assert not (cheat.verdict == Verdict.ACCEPTED and median(cheat) < 0.85 * median(honest)), \
-        f"accepted at {median(cheat) * 1e3:.1f} us, the honest copy takes {median(honest) * 1e3:.1f} us"
-
-
-# -- finding 5: the compiler's memory ------------------------------------------------------------------------------
+# -- finding 4: the compiler's memory ------------------------------------------------------------------------------
 def test_redteam_compile_memory_counts_against_the_host_memory_limit():
     limits = Limits(host_memory_bytes=int(1.5 * 1024**3))
     spec = load_challenge("transpose")
@@ -116,7 +104,7 @@ def test_redteam_compile_memory_counts_against_the_host_memory_limit():
     assert bomb.verdict != Verdict.ACCEPTED, "the compiler held ~1.6 GB under a 1.5 GiB limit, unseen"
 
 
-# -- finding 6: diagnostics ------------------------------------------------------------------------------------------
+# -- finding 5: diagnostics ------------------------------------------------------------------------------------------
 def test_redteam_diagnostic_flood_is_a_short_compile_error():
     result = run(load_challenge("transpose"), SOLUTIONS / "redteam_cuda_diagnostic_flood.cu", benchmark=False)
     print("diagnostic flood:", result.verdict.value, len(result.message), "characters")
@@ -124,7 +112,7 @@ def test_redteam_diagnostic_flood_is_a_short_compile_error():
     assert len(result.message) <= 64 * 1024, f"a {len(result.message)}-character compile_error message"
 
 
-# -- finding 7: a wrapper nvcc in the home folder --------------------------------------------------------------------
+# -- finding 6: a wrapper nvcc in the home folder --------------------------------------------------------------------
 def test_redteam_home_reader_sees_nothing_of_home_with_a_wrapper_nvcc(tmp_path, monkeypatch, own_cache):
     real = find_nvcc()
     home = tmp_path / "home"
@@ -145,7 +133,7 @@ def test_redteam_home_reader_sees_nothing_of_home_with_a_wrapper_nvcc(tmp_path, 
     assert "swordfish" not in text
 
 
-# -- finding 8: the solution's own cudaGetLastError ---------------------------------------------------------------------
+# -- finding 7: the solution's own cudaGetLastError ---------------------------------------------------------------------
 def test_redteam_own_last_error_does_not_hide_a_failed_launch():
     result = run(load_challenge("transpose"), SOLUTIONS / "redteam_cuda_own_last_error.cu", benchmark=False)
     print("own last error:", result.verdict.value, result.message[:200])

@@ -20,7 +20,7 @@
 // file accepted; then naive.cu again: wrong_answer (the note says "found in the build cache").
 //
 // Check: pytest -m gpu tests/test_cuda_redteam_gpu.py -k cache_poison
-//        (CPU, with nvcc: tests/test_cuda_redteam.py -k poison)
+//        (CPU: tests/test_cuda_redteam.py -k 'builds or planted'; the second needs nvcc)
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-// RED TEAM (CUDA C++), finding 5: compile-time memory is not counted against the worker's host
+// RED TEAM (CUDA C++), finding 4: compile-time memory is not counted against the worker's host
 // memory limit.  limits.MemoryWatchdog reads VmRSS of the worker's own pid; nvcc, cudafe++, cicc,
 // ptxas and gcc are its children, and nothing adds them up (a Python solution's os.fork() child
 // has the same blind spot, but a CUDA one needs no code at all: the compiler does it).

@@ -17,6 +17,13 @@
 // the very least a time no better than the honest kernel's.
 // Insecure (current code): accepted, timed at ~1/8 of solutions/matmul/tiled.cu.
 //
+// Seen on an NVIDIA H200 (2026-11-26, nvcc 13.0, torch 2.11) in a harness doing measured_call's steps
+// (synchronize, start event, solve(), end event, torch._C._cuda_synchronize, host clock, then the
+// digest's int64 sum queued on the default stream) with the same thread and a compute-heavy kernel,
+// 1/8 in solve(): honest 2.095 ms by events / 2.134 ms by the host clock; the cheat 0.283 / 0.326 ms;
+// the digest held the final outputs in 30 of 30 calls and the outputs were right in 30 of 30.  The
+// judge queues its digest after more Python than the harness did, which only widens the thread's lead.
+//
 // Check: pytest -m gpu tests/test_cuda_redteam_gpu.py -k deferred_native_thread
 #include <cuda_runtime.h>
 #include <atomic>

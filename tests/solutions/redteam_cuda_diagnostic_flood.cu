@@ -1,4 +1,4 @@
-// RED TEAM (CUDA C++), finding 6: nvcc's diagnostics reach the report uncut in width.
+// RED TEAM (CUDA C++), finding 5: nvcc's diagnostics reach the report uncut in width.
 // nvcc.user_diagnostics keeps at most 60 lines but any number of characters a line, and the worker
 // captures all of nvcc's output in memory.  A Python solution's error message is cut to ~4000
 // characters (loader.format_error); this 1 KB file makes a compile_error message of ~8.5 MB (one
@@ -12,7 +12,7 @@
 // whole message bounded like a Python error's: a few KB, "... (N more characters)").
 // Insecure (current code): compile_error with a message of about 8.5 million characters.
 //
-// Check: tests/test_cuda_redteam.py -k diagnostics (CPU, nvcc needed for the real-compiler part);
+// Check: tests/test_cuda_redteam.py -k 'diagnostics or kilobyte' (CPU; the second needs nvcc);
 //        pytest -m gpu tests/test_cuda_redteam_gpu.py -k diagnostic_flood
 
 #define S0 "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"

@@ -1,4 +1,4 @@
-// RED TEAM (CUDA C++), finding 7: the sandbox lets a CUDA worker read "the toolkit", taken as the
+// RED TEAM (CUDA C++), finding 6: the sandbox lets a CUDA worker read "the toolkit", taken as the
 // folder above nvcc's bin/ after realpath (cuda_build.toolkit_root).  When nvcc is a wrapper script
 // rather than a link - this very image ships /usr/local/bin/nvcc as `exec /usr/local/cuda-13.0/bin/nvcc
 // "$@"` - that folder is wherever the wrapper lives: /usr/local here (harmless: /usr is readable

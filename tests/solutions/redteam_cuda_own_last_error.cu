@@ -1,4 +1,4 @@
-// RED TEAM (CUDA C++), finding 8 (cosmetic): the launch check asks the solution's own library.
+// RED TEAM (CUDA C++), finding 7 (cosmetic): the launch check asks the solution's own library.
 // cuda_solve.CudaSolve binds self.library.cudaGetLastError: dlsym on the solution's handle, which
 // finds a cudaGetLastError the solution defines before libcudart's.  This one always answers
 // cudaSuccess, so its failed launch (4096 threads a block) is not the runtime_error
@@ -8,9 +8,12 @@
 // What a secure judge must answer: runtime_error, "cudaErrorInvalid... after solve() returned"
 // (bind cudaGetLastError from libcudart itself - ctypes.CDLL("libcudart.so.13") or the handle
 // torch loaded - never through the solution's handle; refuse a library that exports cuda* names).
-// Insecure (current code): wrong_answer (the outputs keep their poison), no word of the launch.
+// Insecure (current code): no "after solve() returned": either wrong_answer (the outputs keep their
+// poison), or, since the error is still pending in the runtime, a runtime_error raised by the next
+// torch launch inside the judge's own code ("CUDA error: invalid argument"), blaming torch.  The
+// CPU test shows the binding directly: the judge's last_error() is the solution's function.
 //
-// Check: tests/test_cuda_redteam.py -k last_error (CPU, with nvcc);
+// Check: tests/test_cuda_redteam.py -k launch_check (CPU, with nvcc);
 //        pytest -m gpu tests/test_cuda_redteam_gpu.py -k own_last_error
 #include <cuda_runtime.h>
 
