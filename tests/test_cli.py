@@ -176,3 +176,33 @@ def test_version_says_where_history_and_caches_go_and_judge_home_moves_them(cli,
     assert f"history: {tmp_path / 'data'}" in result.output and f"cache:   {tmp_path / 'cache'}" in result.output
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path / "elsewhere"))  # the narrower variable wins
     assert f"history: {tmp_path / 'elsewhere'}" in cli("--version").output
+
+
+@pytest.mark.slow
+def test_failures_that_share_their_cause_are_told_once(cli, monkeypatch):
+    """Issue 29 item 4: the empty starter printed one paragraph per case, "never written" in each; now the
+    first in full and the others by name.  --json keeps every case, each with its cause."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    args = ("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_unwritten.py", "--seed", "1")
+    result = cli(*args)
+    assert result.exit_code == 1
+    failed = result.output.count(" ✗ |")
+    assert failed > 5
+    assert result.output.count("never written") == 2, result.output  # the full message, the verdict line
+    assert f"the same in {failed - 1} more cases: edge-2 (" in result.output and "and " in result.output
+    assert result.output.count("the same as edge-1") == failed - 1  # the table's detail column
+    tests = json.loads(cli(*args, "--json").stdout)["tests"]
+    assert len(tests) == failed and all("never written" in t["message"] for t in tests)
+    assert {t["cause"] for t in tests} == {"wrong_answer: 'output': never written"}
+
+
+@pytest.mark.slow
+def test_max_failures_says_how_many_distinct_failures_are_shown_in_full(cli, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    args = ("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_fails_by_size.py", "--seed", "1")
+    shown = cli(*args).output
+    assert "runtime_error on edge-2" in shown and "\nwrong_answer on edge-4" in shown
+    one = cli(*args, "--max-failures", "1").output
+    assert "runtime_error on edge-2" in one and "\nwrong_answer on edge-4" not in one
+    assert "1 more distinct failure, not shown in full (--max-failures 2 shows them): wrong_answer on edge-4" in one
+    assert "[default: 3;" in " ".join(cli("run", "--help").output.split())

@@ -406,7 +406,20 @@ def test_junit_lists_at_most_five_failing_cases():
     doc["results"][1]["tests"] = [{"name": f"edge-{i}", "params": {}, "verdict": "wrong_answer", "message": "x"}
                                   for i in range(8)]
     text = ET.fromstring(grade_to_junit(doc)).find("testsuite[@name='bob']/testcase/failure").text
-    assert "edge-4" in text and "edge-5" not in text and "3 more failing case(s)" in text
+    assert "edge-4" in text and "edge-5" not in text and "3 more distinct failure(s)" in text
+
+
+def test_junit_tells_failures_that_share_their_cause_once():
+    """The empty starter's 18 'never written' cases: the first in full, the others named (issue 29 item 4)."""
+    doc = _doc_with_every_outcome()
+    doc["results"][1]["tests"] = [
+        {"name": f"edge-{i}", "params": {"rows": i}, "verdict": "wrong_answer", "message": f"'output' {i} never written",
+         "cause": "wrong_answer: 'output': never written"} for i in range(1, 9)] + [
+        {"name": "edge-9", "params": {"rows": 9}, "verdict": "runtime_error", "message": "boom", "cause": "boom"}]
+    text = ET.fromstring(grade_to_junit(doc)).find("testsuite[@name='bob']/testcase/failure").text
+    assert text.count("never written") == 1 and "wrong_answer on edge-1 (rows=1):" in text
+    assert "the same in 7 more case(s): edge-2 (rows=2), edge-3 (rows=3)" in text and "edge-8 (rows=8)" in text
+    assert "runtime_error on edge-9 (rows=9):\nboom" in text
 
 
 def test_markdown_summary_table():

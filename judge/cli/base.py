@@ -133,6 +133,16 @@ def cpu_elements_option(func):
                              "elements (the example test always runs).")(func)
 
 
+def max_failures_option(func):
+    """--max-failures, for the commands that print one run's report (run, watch)."""
+    from judge.report.console import MAX_FAILURES
+
+    return click.option("--max-failures", type=click.IntRange(1), default=MAX_FAILURES, show_default=True,
+                        metavar="N",
+                        help="Distinct failures shown in full; failed cases that share their cause count as one "
+                             "(the first in full, the others by name). --json keeps every case.")(func)
+
+
 def wait_option(func):
     return click.option("--wait-for-gpu", "wait_for_gpu", type=click.FloatRange(0), default=0.0, metavar="S",
                         help="Before timing, wait up to S seconds for other processes to leave the GPU "
@@ -142,7 +152,8 @@ def wait_option(func):
 def one_solution_options(func):
     """CHALLENGE SOLUTION and the options of a command that judges one solution (run, watch)."""
     for decorator in reversed([challenge_argument, click.argument("solution", metavar="SOLUTION"), judging_options,
-                               json_option, bench_options, wait_option, remeasure_option, cpu_elements_option]):
+                               json_option, bench_options, wait_option, remeasure_option, cpu_elements_option,
+                               max_failures_option]):
         func = decorator(func)
     return func
 

@@ -30,7 +30,7 @@ from judge.report.watch_view import WatchOutput
                    "(the way without the optional watchfiles package).")
 @history_options
 def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                  no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, poll, db_path,
+                  no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, poll, db_path,
                   no_history) -> None:
     """Judge SOLUTION on CHALLENGE, then again each time the file is saved; Ctrl-C stops.
 
@@ -48,7 +48,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
     solution = check_solution_file(solution)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     watcher = FileWatcher(solution, poll)
-    out = WatchOutput(as_json, solution, watcher.backend, click.echo)
+    out = WatchOutput(as_json, solution, watcher.backend, click.echo, max_failures)
     early, previous, count = None, None, 0
     try:
         early = spawn_early(solution, spec, interpret, device)  # before torch is imported: they overlap

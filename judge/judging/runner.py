@@ -25,11 +25,12 @@ from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
+from judge.judging.failures import headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.limits import Limits
 
-__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device"]
+__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device", "headline"]
 
 UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
                       "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
@@ -460,11 +461,11 @@ class Runner:
             self.stop_worker_for_memory()
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if problems:
-            message = " | ".join(p.message() for p in problems)
+            message, cause = " | ".join(p.message() for p in problems), " | ".join(p.cause() for p in problems)
             if self.looks_like_tf32(case, seed, problems):
-                message = f"{TF32_HINT}\n{message}"
+                message, cause = f"{TF32_HINT}\n{message}", f"{cause} (a TF32 matmul)"
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
-                              header.get("time_ms"))
+                              header.get("time_ms"), cause=f"wrong_answer: {cause}")
         return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
 
     def looks_like_tf32(self, case: Case, seed: int, problems: list) -> bool:
@@ -633,17 +634,3 @@ def _verdict_of(header: dict) -> Verdict:
     except ValueError:
         return Verdict.RUNTIME_ERROR
     return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED) else Verdict.RUNTIME_ERROR
-
-
-def headline(message: str) -> str:
-    """The line of a message worth a summary: a traceback's last line, else the first."""
-    lines = [line for line in message.strip().splitlines() if line.strip()]
-    if not lines:
-        return ""
-    if lines[0].startswith("fails at"):
-        return lines[0] + ": " + headline("\n".join(lines[1:]))
-    if lines[0].startswith("Traceback"):
-        body = [line for line in lines if not line.startswith((" ", "Traceback", "---"))]
-        return body[0] if body else lines[-1]
-    return lines[0]
-

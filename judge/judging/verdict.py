@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from judge.base.exit_codes import ExitCode
+from judge.judging.failures import message_cause
 
 __all__ = ["Verdict", "CaseResult", "overall_verdict", "exit_code_for"]
 
@@ -40,6 +41,11 @@ class CaseResult:
     message: str = ""
     time_ms: float | None = None  # of the checked call: GPU event time, or wall time in CPU mode
     details: dict = field(default_factory=dict)
+    cause: str = ""  # a failure's cause, shared by failures alike (judging/failures.py); "" when passed
+
+    def __post_init__(self) -> None:
+        if not self.cause and self.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED):
+            self.cause = message_cause(self.verdict.value, self.message)
 
     @property
     def passed(self) -> bool:
@@ -48,6 +54,8 @@ class CaseResult:
     def as_dict(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "params": dict(self.params),
                "verdict": self.verdict.value, "message": self.message, "time_ms": self.time_ms}
+        if self.cause:
+            out["cause"] = self.cause
         out.update(self.details)
         return out
 
