@@ -54,6 +54,17 @@ def test_wrong_edge_reports_the_smallest_failing_size():
     assert "never written" in failing.message
 
 
+def test_the_smallest_failing_size_is_one_that_fails_in_the_same_way():
+    """Issue 29 item 5: the search took any failure for a smaller example, so a crash from 20 rows on was
+    reported as failing at rows=2 (where the answer was wrong instead) and, with the output cap, at
+    rows=1, cols=1, a case that had passed."""
+    result = judge("transpose_fails_by_size.py", seed=1)
+    failing = next(t for t in result.tests if t.verdict != Verdict.ACCEPTED)
+    assert failing.verdict == Verdict.RUNTIME_ERROR and failing.params == {"rows": 24, "cols": 1}
+    assert failing.details["smallest_failing"] == {"rows": 20, "cols": 1}, failing.message
+    assert "fails at rows=20, cols=1" in result.message
+
+
 def test_wrong_value_names_index_expected_and_got():
     result = judge("transpose_wrong_value.py")
     assert result.verdict == Verdict.WRONG_ANSWER

@@ -543,10 +543,13 @@ class Runner:
         self.events.status(f"searching for a smaller failing size than {case.label()}")
 
         def fails(params: dict) -> bool:
+            """Whether ``params`` fails in the same way: a smaller case that fails otherwise (another
+            verdict, another cause) is no smaller example of this failure (a cap on all calls' output
+            once made every later call fail, and rows=1, cols=1 was named although it had passed)."""
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 return False  # each death costs a new worker: stop searching
-            probe = Case(f"shrink:{describe(params)}", "shrink", params)
-            return not self.run_case(probe).passed
+            probe = self.run_case(Case(f"shrink:{describe(params)}", "shrink", params))
+            return probe.verdict == outcome.verdict and probe.cause == outcome.cause
 
         limits = limits_for(self.spec, self.interpret)
         smallest, calls = shrink(self.spec, case.params, fails, budget, limits)
