@@ -65,6 +65,26 @@ def test_the_smallest_failing_size_is_one_that_fails_in_the_same_way():
     assert "fails at rows=20, cols=1" in result.message
 
 
+def test_what_a_call_prints_is_capped_per_call_and_a_failure_shows_a_short_tail_of_its_own_call():
+    """Issue 29 item 5: the output cap counted all calls together, so a solution printing 300 KB a call failed
+    every call after the fourth with 'File too large' (and the search named a case that had passed); each
+    failure carried 4 KB of output, from earlier calls too."""
+    from judge.judging.failures import OUTPUT_MARK
+    from judge.worker.limits import Limits
+
+    result = judge("transpose_prints_a_lot.py", seed=1, limits=Limits(output_bytes=1024**2))
+    assert not any("File too large" in t.message for t in result.tests), result.message
+    assert all(t.verdict == Verdict.ACCEPTED for t in result.tests if t.params["rows"] < 20)
+    failing = next(t for t in result.tests if t.verdict != Verdict.ACCEPTED)
+    assert failing.details["smallest_failing"] == {"rows": 20, "cols": 1}
+    tail = failing.message.split(OUTPUT_MARK, 1)[1]
+    assert tail.startswith(": its last 2 line(s), of 299.0 KB printed ---\n"), tail[:80]
+    assert len(tail) < 1000 and "rows=24" in tail and "rows=20" not in tail  # its own call's, short
+    from judge.worker import client
+
+    assert client.OUTPUT_MARK == OUTPUT_MARK  # what a failure's cause leaves out
+
+
 def test_wrong_value_names_index_expected_and_got():
     result = judge("transpose_wrong_value.py")
     assert result.verdict == Verdict.WRONG_ANSWER

@@ -523,8 +523,8 @@ class Runner:
         if self.interpret and "SIGSEGV" in message:
             message += (" (under Triton's interpreter this is usually an out-of-bounds tl.load or"
                         " tl.store: check the masks)")
-        if tail.strip():
-            message = f"{message}\n--- solution output (tail) ---\n{tail.rstrip()}"
+        if tail:
+            message = f"{message}\n{tail}"
         if self.worker is not None and not self.worker.alive:
             self.worker_deaths += 1
             self.worker.stop()

@@ -355,7 +355,8 @@ class Session:
             message = loader.format_error(exc, self.init["solution"])
         if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: RLIMIT_FSIZE (Python ignores SIGXFSZ)
             limit = int(self.init.get("output_bytes", 0)) // 1024**2
-            message += f"\n(the solution wrote more than {limit} MiB of output or files and was stopped)"
+            message += (f"\n(the solution wrote more than {limit} MiB in one call (printed output) or into one file, "
+                        "and was stopped)")
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             fraction = float(self.init.get("gpu_memory_fraction", 0.75))
             message += f"\n(the worker may use {fraction:.0%} of the GPU's memory; the rest is the judge's)"
