@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from judge.base.solution_file import SolutionFileError, check_solution_file
-from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
+from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, missing_entries, \
+    parse_manifest
 
 __all__ = ["GradeError", "Echo", "file_problem", "plan_entries", "snapshot_entries", "load_specs"]
 
@@ -59,16 +60,21 @@ def _manifest_plan(manifest: str, search) -> list[Entry]:
     except (ManifestError, UnicodeDecodeError) as exc:
         raise GradeError(f"invalid manifest {exc}" if isinstance(exc, ManifestError)
                          else f"{manifest} is not UTF-8 text") from None
-    return entries_for(items, resolver, file_problem, path.parent)
+    entries = entries_for(items, resolver, file_problem, path.parent)
+    return [replace(e, missing=True) if e.problem and not Path(e.path).exists() else e for e in entries]
 
 
 def _directory_plan(directory: str, resolver: ChallengeResolver, echo: Echo) -> list[Entry]:
-    items, warnings = discover(Path(directory))
+    """Every ``<who>`` folder's solutions; a folder without any is graded ``no_submission`` (it was skipped
+    without a word: 10 folders, 9 results)."""
+    items, warnings, empty = discover(Path(directory))
     for warning in warnings:
         echo(f"warning: {warning}", err=True)
     if not items:
         raise GradeError(f"no submissions found: expected {directory}/<who>/<challenge>.py")
-    return entries_for(items, resolver, file_problem)
+    entries = entries_for(items, resolver, file_problem)
+    missing = missing_entries(empty, entries, Path(directory))
+    return sorted(entries + missing, key=lambda entry: entry.submission)  # stable: challenges keep their order
 
 
 def plan_entries(challenge, files, manifest, directory, search_path: Callable, echo: Echo) -> list[Entry]:

@@ -149,8 +149,10 @@ def _base_record(entry: Entry, key: str | None) -> dict:
 
 
 def problem_record(entry: Entry, key: str | None, settings: GradeSettings) -> dict:
-    """The record of an entry that could not be judged (unknown challenge, missing file)."""
-    return {**_base_record(entry, key), "verdict": Verdict.INVALID_SUBMISSION.value, "message": entry.problem,
+    """The record of an entry that could not be judged: nothing handed in (``no_submission``), an unknown
+    challenge or an unusable file (``invalid_submission``)."""
+    verdict = Verdict.NO_SUBMISSION if entry.missing else Verdict.INVALID_SUBMISSION
+    return {**_base_record(entry, key), "verdict": verdict.value, "message": entry.problem,
             "seed": settings.public_seed, "secret_seed": bool(settings.secret), "tests": [], "benchmarks": [],
             "notes": [], "wall_s": 0.0, "graded_at": _now(), "gpu": None}
 

@@ -636,4 +636,4 @@ def _verdict_of(header: dict) -> Verdict:
         verdict = Verdict(header.get("verdict"))
     except ValueError:
         return Verdict.RUNTIME_ERROR
-    return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED) else Verdict.RUNTIME_ERROR
+    return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED, Verdict.NO_SUBMISSION) else Verdict.RUNTIME_ERROR

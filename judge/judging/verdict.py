@@ -19,6 +19,7 @@ class Verdict(str, Enum):
     COMPILE_ERROR = "compile_error"
     INVALID_SUBMISSION = "invalid_submission"
     SKIPPED = "skipped"  # a case that was not run (after a time-out, or too large for CPU mode)
+    NO_SUBMISSION = "no_submission"  # judge grade: nothing handed in (an empty folder, a missing file); a failure
 
     def __str__(self) -> str:
         return self.value
@@ -27,7 +28,7 @@ class Verdict(str, Enum):
 # When several cases fail differently, the run's verdict is the first failure
 # in case order; a skipped case never decides it.
 _FAILURES = (Verdict.INVALID_SUBMISSION, Verdict.COMPILE_ERROR, Verdict.RUNTIME_ERROR,
-             Verdict.TIME_LIMIT_EXCEEDED, Verdict.WRONG_ANSWER)
+             Verdict.TIME_LIMIT_EXCEEDED, Verdict.WRONG_ANSWER, Verdict.NO_SUBMISSION)
 
 
 @dataclass

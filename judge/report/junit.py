@@ -1,7 +1,7 @@
 """JUnit XML of a grade document, for CI test reports.
 
 One ``<testsuite>`` per submission, one ``<testcase>`` per challenge.  A wrong
-answer or a time-out is a ``<failure>``; a crash, a compile error or an invalid
+answer, a time-out or nothing handed in (``no_submission``) is a ``<failure>``; a crash, a compile error or an invalid
 submission is an ``<error>`` (it never got as far as an answer); an entry not
 graded yet (an interrupted run) is ``<skipped>``.  The failure's ``message``
 is the one-line verdict; its text names each failing case, its sizes and the
@@ -17,7 +17,7 @@ from judge.judging.failures import group_failures
 
 __all__ = ["grade_to_junit", "FAILURE_VERDICTS", "ERROR_VERDICTS"]
 
-FAILURE_VERDICTS = ("wrong_answer", "time_limit_exceeded")
+FAILURE_VERDICTS = ("wrong_answer", "time_limit_exceeded", "no_submission")
 ERROR_VERDICTS = ("runtime_error", "compile_error", "invalid_submission")
 # XML 1.0 forbids most control characters even escaped; a solution's output tail
 # may contain them (and ANSI colour codes), which would make the file unreadable.
