@@ -206,3 +206,28 @@ def test_max_failures_says_how_many_distinct_failures_are_shown_in_full(cli, mon
     assert "runtime_error on edge-2" in one and "\nwrong_answer on edge-4" not in one
     assert "1 more distinct failure, not shown in full (--max-failures 2 shows them): wrong_answer on edge-4" in one
     assert "[default: 3;" in " ".join(cli("run", "--help").output.split())
+
+
+@pytest.mark.slow
+def test_a_hanging_case_is_told_in_a_log_and_json_stays_on_stdout_alone(cli, monkeypatch):
+    """Issue 29 item 6: with stderr not a terminal, a hanging solution left a log silent for 60 s."""
+    import judge.report.progress as progress
+
+    monkeypatch.setattr(progress, "STILL_RUNNING_AFTER_S", 0.5)
+    result = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_hang.py", "--seed", "1",
+                 "--timeout", "1.5", "--compile-timeout", "2.5", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["verdict"] == "time_limit_exceeded"
+    assert "case edge-1 (rows=1, cols=1): still running after 0.5 s" in result.stderr, result.stderr
+    assert "case edge-1 (rows=1, cols=1): still running after 1 s" in result.stderr  # and again at twice that
+
+
+@pytest.mark.slow
+def test_rank_in_a_log_says_each_solution_as_it_is_judged(cli):
+    result = cli("rank", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_torch_copy.py",
+                 SOLUTIONS / "transpose_unwritten.py", "--seed", "1", "--json")
+    assert result.exit_code == 1
+    assert [r["verdict"] for r in json.loads(result.stdout)["results"]] == ["accepted", "wrong_answer"]
+    lines = result.stderr.splitlines()
+    assert f"[1/2] {SOLUTIONS / 'transpose_torch_copy.py'}: ACCEPTED all" in lines[0], result.stderr
+    assert lines[1].startswith(f"[2/2] {SOLUTIONS / 'transpose_unwritten.py'}: WRONG_ANSWER wrong_answer on edge-1")

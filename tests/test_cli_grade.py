@@ -325,3 +325,17 @@ def test_an_empty_submission_folder_is_graded_no_submission_and_fails_the_grade(
     manifest.write_text("submissions: {frank: {tiny_transpose: submissions/frank/tiny_transpose.py}}")
     missing = invoke(["--manifest", str(manifest), "--seed", "1", "--json", "-"])
     assert missing.exit_code == 1 and json.loads(missing.stdout)["results"][0]["verdict"] == "no_submission"
+
+
+def test_a_submission_that_hangs_is_told_while_it_runs(monkeypatch):
+    """Issue 29 item 6: a hanging submission left grade's output silent for its timeout."""
+    import judge.report.progress as progress
+
+    monkeypatch.setattr(progress, "STILL_RUNNING_AFTER_S", 0.5)
+    hang = SOLUTIONS / "transpose_hang.py"
+    result = CliRunner().invoke(main, ["grade", str(SPECS / "tiny_transpose.yaml"), str(hang), "--seed", "1",
+                                       "--timeout", "1.5", "--compile-timeout", "2.5", "--json", "-"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["results"][0]["verdict"] == "time_limit_exceeded"
+    assert f"{hang} · {SPECS / 'tiny_transpose.yaml'}: case edge-1 (rows=1, cols=1): still running after 0.5 s" \
+        in result.stderr, result.stderr
