@@ -231,3 +231,23 @@ def test_rank_in_a_log_says_each_solution_as_it_is_judged(cli):
     lines = result.stderr.splitlines()
     assert f"[1/2] {SOLUTIONS / 'transpose_torch_copy.py'}: ACCEPTED all" in lines[0], result.stderr
     assert lines[1].startswith(f"[2/2] {SOLUTIONS / 'transpose_unwritten.py'}: WRONG_ANSWER wrong_answer on edge-1")
+
+
+@pytest.mark.slow
+def test_cpu_elements_raises_the_cpu_caps_of_a_yaml_spec_and_the_notes_say_how(cli, tmp_path):
+    """Issue 29 item 7: CPU mode capped YAML specs at 48 (here 24) a size and skipped larger explicit sizes, so
+    a bug from 64 rows on went unseen; --cpu-elements (LeetGPU folders' budget) did nothing for them."""
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text().replace(
+        "    - {rows: 17, cols: 3}", "    - {rows: 17, cols: 3}\n    - {name: big, rows: 100, cols: 99}"))
+    args = ("run", spec, SOLUTIONS / "transpose_wrong_above_64.py", "--seed", "1", "--json")
+    capped = json.loads(cli(*args).stdout)
+    assert capped["verdict"] == "accepted"  # the bug lies above the caps
+    notes = " ".join(capped["notes"])
+    assert "sizes capped at rows=24, cols=24 (by the spec's interpret.max" in notes
+    assert "big (rows=100, cols=99: 19,800 elements); --cpu-elements 19800 runs it" in notes
+    raised = json.loads(cli(*args, "--cpu-elements", "19800").stdout)
+    assert raised["verdict"] == "wrong_answer"
+    assert any(t["name"] == "big" and t["verdict"] == "wrong_answer" for t in raised["tests"])
+    assert max(t["params"]["rows"] for t in raised["tests"]) == 100
+    assert not any("were not run" in note for note in raised["notes"])

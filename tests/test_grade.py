@@ -54,6 +54,15 @@ def test_discover_finds_who_and_challenge_and_skips_helpers(tmp_path):
     assert empty == ["carol", "dave"]
 
 
+def test_cpu_elements_reaches_the_runs_and_the_resume_key_only_when_given():
+    """Issue 29 item 7: judge grade --cpu-elements N, as judge run's; earlier grades' keys stay valid."""
+    assert "cpu_elements" not in SETTINGS.key_fields() and SETTINGS.options(None).cpu_elements is None
+    raised = GradeSettings(public_seed=5, interpret=True, cpu_elements=20_000)
+    assert raised.options(None).cpu_elements == 20_000 and raised.key_fields()["cpu_elements"] == 20_000
+    entry = Entry("a", "tiny", str(SOLUTIONS / "transpose_ok.py"), str(SPECS / "tiny_transpose.yaml"))
+    assert resume_key(entry, raised) != resume_key(entry, SETTINGS)
+
+
 def test_an_empty_submission_folder_is_no_submission_for_each_challenge_the_others_handed_in(tmp_path):
     """Issue 29 item 11: an empty folder was skipped without a word (10 folders, 9 results)."""
     entries = [Entry("alice", "tiny_transpose", "a.py", "t.yaml"), Entry("alice", "transpos", "b.py", None, "unknown"),

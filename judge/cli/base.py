@@ -125,12 +125,16 @@ def bench_options(func):
 
 
 def cpu_elements_option(func):
-    """--cpu-elements, for the commands that judge one solution at a time (run, watch)."""
+    """--cpu-elements: CPU mode's largest test, for YAML specs and LeetGPU folders alike."""
     from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET  # pure and small: no torch
 
-    return click.option("--cpu-elements", type=click.IntRange(1), default=CPU_ELEMENT_BUDGET, show_default=True,
-                        help="CPU mode, LeetGPU challenge folders: skip functional tests whose tensors hold more "
-                             "elements (the example test always runs).")(func)
+    return click.option("--cpu-elements", type=click.IntRange(1), default=None, metavar="N",
+                        help="CPU mode: the largest test, in tensor elements (all its tensors together). YAML "
+                             "specs scale their size caps (interpret.max) until the largest generated test holds "
+                             "N elements, and run their explicit sizes up to N elements; LeetGPU challenge folders "
+                             "skip functional tests above N (the example test always runs). The run's notes say "
+                             "which tests were left out and the N that runs them. [default: YAML specs their "
+                             f"interpret.max caps (48 a size); LeetGPU folders {CPU_ELEMENT_BUDGET}]")(func)
 
 
 def max_failures_option(func):

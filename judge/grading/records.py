@@ -54,6 +54,7 @@ class GradeSettings:
     compile_timeout: float = 180.0
     benchmark: bool = True
     bench_budget_s: float = 2.0
+    cpu_elements: int | None = None  # CPU mode's largest test (--cpu-elements); None: the specs' own caps
 
     @property
     def seed_label(self) -> str:
@@ -65,14 +66,18 @@ class GradeSettings:
 
         return Options(seed=combine_seed(self.public_seed, self.secret), interpret=self.interpret,
                        device=device, timeout=self.timeout, compile_timeout=self.compile_timeout,
-                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s, untrusted=True)
+                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s, untrusted=True,
+                       cpu_elements=self.cpu_elements)
 
     def key_fields(self) -> dict:
         """The settings a resume key depends on, fit to print (the secret only as used or not)."""
-        return {"public_seed": self.public_seed, "secret_seed": bool(self.secret),
-                "mode": "interpret" if self.interpret else "gpu", "timeout": self.timeout,
-                "compile_timeout": self.compile_timeout, "benchmark": self.benchmark and not self.interpret,
-                "bench_budget_s": self.bench_budget_s, "judge": __version__}
+        fields = {"public_seed": self.public_seed, "secret_seed": bool(self.secret),
+                  "mode": "interpret" if self.interpret else "gpu", "timeout": self.timeout,
+                  "compile_timeout": self.compile_timeout, "benchmark": self.benchmark and not self.interpret,
+                  "bench_budget_s": self.bench_budget_s, "judge": __version__}
+        if self.interpret and self.cpu_elements is not None:  # only when set: earlier grades' keys stay valid
+            fields["cpu_elements"] = self.cpu_elements
+        return fields
 
     def public_dict(self) -> dict:
         return {**self.key_fields(), "seed_label": self.seed_label}

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import torch
 
 from judge import __version__
-from judge.challenge.cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
+from judge.challenge.cases import Case, benchmark_cases, call_seed, case_elements, describe, generate_cases, limits_for, \
+    shrink, skipped_explicit
 from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
-from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
 from judge.judging.failures import headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
@@ -66,7 +66,9 @@ class Options:
     remeasure_peaks: bool = False
     worker_env: dict = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
-    cpu_elements: int = CPU_ELEMENT_BUDGET  # CPU mode, LeetGPU folders: larger functional tests are skipped
+    # CPU mode, the largest test in tensor elements (--cpu-elements): YAML specs scale their caps to it (None:
+    # the spec's interpret.max), LeetGPU folders skip larger tests (None: CPU_ELEMENT_BUDGET)
+    cpu_elements: int | None = None
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
 
@@ -250,7 +252,7 @@ class Runner:
 
     def prepare(self) -> list[Case]:
         """The functional tests, the CPU-mode notes and the reference (ShippedRunner has its own)."""
-        cases = generate_cases(self.spec, self.seed, self.interpret)
+        cases = generate_cases(self.spec, self.seed, self.interpret, self.options.cpu_elements)
         if not cases:
             raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
                                   "and the size limits")
@@ -259,16 +261,15 @@ class Runner:
         return cases
 
     def note_caps(self) -> None:
+        """CPU mode's notes: the caps (and the option that moves them), the explicit sizes they leave out
+        and the exact option that runs them."""
         if not self.interpret:
             return
-        caps = describe({n: hi for n, (_, hi) in limits_for(self.spec, True).items()})
-        self.result.notes.append(
-            f"CPU mode (Triton interpreter): sizes capped at {caps}; times are interpreter wall times, not GPU times")
-        skipped = skipped_explicit(self.spec, True)
+        budget = self.options.cpu_elements
+        self.result.notes.append(cpu_caps_note(self.spec, budget))
+        skipped = skipped_explicit(self.spec, True, budget)
         if skipped:
-            self.result.notes.append(
-                f"{len(skipped)} explicit test size(s) above the CPU-mode caps were not run: "
-                + "; ".join(c.label() for c in skipped[:4]) + (" ..." if len(skipped) > 4 else ""))
+            self.result.notes.append(skipped_note(self.spec, skipped))
 
     def start_worker(self) -> bool:
         self.events.status("starting the worker and importing the solution")
@@ -551,7 +552,7 @@ class Runner:
             probe = self.run_case(Case(f"shrink:{describe(params)}", "shrink", params))
             return probe.verdict == outcome.verdict and probe.cause == outcome.cause
 
-        limits = limits_for(self.spec, self.interpret)
+        limits = limits_for(self.spec, self.interpret, self.options.cpu_elements)
         smallest, calls = shrink(self.spec, case.params, fails, budget, limits)
         outcome.details["smallest_failing"] = smallest
         outcome.details["shrink_calls"] = calls
@@ -637,3 +638,26 @@ def _verdict_of(header: dict) -> Verdict:
     except ValueError:
         return Verdict.RUNTIME_ERROR
     return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED, Verdict.NO_SUBMISSION) else Verdict.RUNTIME_ERROR
+
+
+def cpu_caps_note(spec: Spec, cpu_elements: int | None) -> str:
+    """``CPU mode (Triton interpreter): sizes capped at rows=48, cols=48 (the spec allows rows=8192, ...)...``"""
+    limits = limits_for(spec, True, cpu_elements)
+    caps = describe({name: high for name, (_, high) in limits.items()})
+    largest = case_elements(spec, {name: high for name, (_, high) in limits.items()})
+    capped = [name for name, (_, high) in limits.items() if high < spec.sizes[name][1]]
+    why = (f"--cpu-elements {cpu_elements}" if cpu_elements is not None else "the spec's interpret.max")
+    more = (f" (by {why}; the spec allows {describe({n: spec.sizes[n][1] for n in capped})}; the largest test "
+            f"holds {largest:,} tensor elements, and --cpu-elements N scales the caps to tests of N)") if capped else ""
+    return f"CPU mode (Triton interpreter): sizes capped at {caps}{more}; times are interpreter wall times, not GPU times"
+
+
+def skipped_note(spec: Spec, skipped: list[Case]) -> str:
+    """Which explicit sizes the CPU-mode caps left out, and the exact option that runs them."""
+    sized = sorted(((case_elements(spec, c.params), c) for c in skipped), key=lambda pair: pair[0])
+    listed = "; ".join(f"{c.name} ({c.label()}: {n:,} elements)" for n, c in sized[:4])
+    run = (f"--cpu-elements {sized[0][0]} runs it" if len(sized) == 1 else
+           f"--cpu-elements {sized[0][0]} runs the smallest, --cpu-elements {sized[-1][0]} all of them")
+    return (f"{len(skipped)} explicit test size(s) above the CPU-mode caps were not run: {listed}"
+            f"{' ...' if len(sized) > 4 else ''}; {run} (the interpreter takes longer with every element)")
+
