@@ -251,3 +251,22 @@ def test_cpu_elements_raises_the_cpu_caps_of_a_yaml_spec_and_the_notes_say_how(c
     assert any(t["name"] == "big" and t["verdict"] == "wrong_answer" for t in raised["tests"])
     assert max(t["params"]["rows"] for t in raised["tests"]) == 100
     assert not any("were not run" in note for note in raised["notes"])
+
+
+@pytest.mark.slow
+def test_require_kernel_is_a_flag_and_a_spec_field(cli, tmp_path, monkeypatch):
+    """Issue 29 item 10: the opt-in rule against torch-only answers, from the command line or the challenge."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    torch_only = SOLUTIONS / "transpose_torch_copy.py"
+    flagged = cli("run", SPECS / "tiny_transpose.yaml", torch_only, "--seed", "1", "--require-kernel")
+    assert flagged.exit_code == 1 and "INVALID_SUBMISSION" in flagged.output
+    assert "launched no Triton kernel of its own" in flagged.output and "the same in" in flagged.output
+    spec = tmp_path / "strict.yaml"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text() + "require_kernel: true\n")
+    doc = json.loads(cli("run", spec, torch_only, "--seed", "1", "--json").stdout)
+    assert doc["verdict"] == "invalid_submission"
+    assert json.loads(cli("run", spec, SOLUTIONS / "transpose_ok.py", "--seed", "1", "--json").stdout)["verdict"] \
+        == "accepted"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text() + "require_kernel: yes please\n")
+    broken = cli("run", spec, torch_only)
+    assert broken.exit_code == 2 and "require_kernel" in broken.output and "expected true or false" in broken.output

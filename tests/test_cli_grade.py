@@ -339,3 +339,20 @@ def test_a_submission_that_hangs_is_told_while_it_runs(monkeypatch):
     assert json.loads(result.stdout)["results"][0]["verdict"] == "time_limit_exceeded"
     assert f"{hang} · {SPECS / 'tiny_transpose.yaml'}: case edge-1 (rows=1, cols=1): still running after 0.5 s" \
         in result.stderr, result.stderr
+
+
+def test_a_manifest_can_require_a_kernel_of_each_submissions_own(tmp_path):
+    """Issue 29 item 10: a course's manifest says require_kernel: true for the whole grade."""
+    manifest = tmp_path / "grading.yaml"
+    for name in ("transpose_torch_copy.py", "transpose_ok.py"):  # a submission's files lie beside the manifest
+        shutil.copy(SOLUTIONS / name, tmp_path / name)
+    manifest.write_text(f"require_kernel: true\nchallenges: {{t: {SPECS / 'tiny_transpose.yaml'}}}\nsubmissions:\n"
+                        "  torch: {t: transpose_torch_copy.py}\n  kernel: {t: transpose_ok.py}\n")
+    result = CliRunner().invoke(main, ["grade", "--manifest", str(manifest), "--seed", "1", "--json", "-"])
+    doc = json.loads(result.stdout)
+    assert {r["submission"]: r["verdict"] for r in doc["results"]} == {"torch": "invalid_submission",
+                                                                       "kernel": "accepted"}
+    assert doc["settings"]["require_kernel"] is True and result.exit_code == 1
+    manifest.write_text(manifest.read_text().replace("require_kernel: true", "require_kernel: 1"))
+    bad = CliRunner().invoke(main, ["grade", "--manifest", str(manifest)])
+    assert bad.exit_code == 2 and "require_kernel: expected true or false, got 1" in bad.output

@@ -85,6 +85,20 @@ def test_what_a_call_prints_is_capped_per_call_and_a_failure_shows_a_short_tail_
     assert client.OUTPUT_MARK == OUTPUT_MARK  # what a failure's cause leaves out
 
 
+def test_require_kernel_rejects_an_answer_that_torch_computed_alone():
+    """Issue 29 item 10: output.copy_(input.T) is accepted, as LeetGPU accepts it; --require-kernel (opt-in)
+    rejects a call that launched no Triton kernel of the solution's own, in CPU mode through the interpreter."""
+    assert judge("transpose_torch_copy.py", seed=1).verdict == Verdict.ACCEPTED
+    torch_only = judge("transpose_torch_copy.py", seed=1, require_kernel=True)
+    assert torch_only.verdict == Verdict.INVALID_SUBMISSION
+    assert "launched no Triton kernel of its own" in torch_only.message
+    assert all(t.verdict == Verdict.INVALID_SUBMISSION for t in torch_only.tests)
+    assert any(note.startswith("rule: every solve() call must launch") for note in torch_only.notes)
+    for name in ("transpose_ok.py", "transpose_autotuned.py"):  # a plain kernel; one through the autotuner
+        result = judge(name, seed=1, require_kernel=True)
+        assert result.verdict == Verdict.ACCEPTED, (name, result.message)
+
+
 def test_wrong_value_names_index_expected_and_got():
     result = judge("transpose_wrong_value.py")
     assert result.verdict == Verdict.WRONG_ANSWER

@@ -137,6 +137,15 @@ def cpu_elements_option(func):
                              f"interpret.max caps (48 a size); LeetGPU folders {CPU_ELEMENT_BUDGET}]")(func)
 
 
+def require_kernel_option(func):
+    """--require-kernel: the opt-in rule against answers that torch computes alone (run, watch, rank, grade)."""
+    return click.option("--require-kernel", is_flag=True,
+                        help="Reject a solve() call that launches no Triton kernel of the solution's own (a "
+                             "@triton.jit function in its files) as invalid_submission: output.copy_(input.T) "
+                             "alone no longer passes. Also a challenge's 'require_kernel: true' and a grade "
+                             "manifest's.")(func)
+
+
 def max_failures_option(func):
     """--max-failures, for the commands that print one run's report (run, watch)."""
     from judge.report.console import MAX_FAILURES
@@ -157,7 +166,7 @@ def one_solution_options(func):
     """CHALLENGE SOLUTION and the options of a command that judges one solution (run, watch)."""
     for decorator in reversed([challenge_argument, click.argument("solution", metavar="SOLUTION"), judging_options,
                                json_option, bench_options, wait_option, remeasure_option, cpu_elements_option,
-                               max_failures_option]):
+                               max_failures_option, require_kernel_option]):
         func = decorator(func)
     return func
 

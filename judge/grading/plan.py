@@ -16,7 +16,8 @@ from judge.base.solution_file import SolutionFileError, check_solution_file
 from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, missing_entries, \
     parse_manifest
 
-__all__ = ["GradeError", "Echo", "file_problem", "plan_entries", "snapshot_entries", "load_specs"]
+__all__ = ["GradeError", "Echo", "file_problem", "plan_entries", "snapshot_entries", "load_specs",
+           "manifest_requires_kernel"]
 
 # click.echo's signature: echo(text) writes a line to stdout, echo(text, err=True) to stderr
 Echo = Callable[..., None]
@@ -97,6 +98,13 @@ def plan_entries(challenge, files, manifest, directory, search_path: Callable, e
         return snapshot_entries(_files_plan(challenge, files, resolver), None)
     except ChallengeConflict as exc:
         raise GradeError(str(exc)) from None
+
+
+def manifest_requires_kernel(manifest: str | None) -> bool:
+    """Whether a manifest (already validated by plan_entries) says ``require_kernel: true``."""
+    from judge.grading.submissions import manifest_require_kernel
+
+    return bool(manifest) and manifest_require_kernel(Path(manifest).read_text(encoding="utf-8"))
 
 
 def snapshot_entries(entries: list[Entry], root: str | None) -> list[Entry]:

@@ -55,6 +55,7 @@ class GradeSettings:
     benchmark: bool = True
     bench_budget_s: float = 2.0
     cpu_elements: int | None = None  # CPU mode's largest test (--cpu-elements); None: the specs' own caps
+    require_kernel: bool = False  # --require-kernel or the manifest's require_kernel: true
 
     @property
     def seed_label(self) -> str:
@@ -67,7 +68,7 @@ class GradeSettings:
         return Options(seed=combine_seed(self.public_seed, self.secret), interpret=self.interpret,
                        device=device, timeout=self.timeout, compile_timeout=self.compile_timeout,
                        benchmark=self.benchmark, bench_budget_s=self.bench_budget_s, untrusted=True,
-                       cpu_elements=self.cpu_elements)
+                       cpu_elements=self.cpu_elements, require_kernel=self.require_kernel)
 
     def key_fields(self) -> dict:
         """The settings a resume key depends on, fit to print (the secret only as used or not)."""
@@ -77,6 +78,8 @@ class GradeSettings:
                   "bench_budget_s": self.bench_budget_s, "judge": __version__}
         if self.interpret and self.cpu_elements is not None:  # only when set: earlier grades' keys stay valid
             fields["cpu_elements"] = self.cpu_elements
+        if self.require_kernel:
+            fields["require_kernel"] = True
         return fields
 
     def public_dict(self) -> dict:

@@ -18,10 +18,10 @@ from typing import Callable, Iterable
 import yaml
 
 __all__ = ["Entry", "ManifestError", "ChallengeResolver", "discover", "parse_manifest", "entries_for",
-           "split_variant", "missing_entries", "MANIFEST_VERSION", "SOLUTION_SUFFIXES"]
+           "split_variant", "missing_entries", "manifest_require_kernel", "MANIFEST_VERSION", "SOLUTION_SUFFIXES"]
 
 MANIFEST_VERSION = 1
-MANIFEST_KEYS = ("version", "challenges", "submissions")
+MANIFEST_KEYS = ("version", "challenges", "submissions", "require_kernel")
 # The files --dir takes for solutions, ``<who>/<challenge><suffix>``: the one list to extend (CUDA C++).
 SOLUTION_SUFFIXES = (".py",)
 
@@ -149,6 +149,8 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     problems = [f"unknown key {k!r}; allowed: {', '.join(MANIFEST_KEYS)}" for k in data if k not in MANIFEST_KEYS]
     if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
         problems.append(f"version: {data['version']!r} is not supported (only {MANIFEST_VERSION})")
+    if not isinstance(data.get("require_kernel", False), bool):
+        problems.append(f"require_kernel: expected true or false, got {data['require_kernel']!r}")
     aliases = _manifest_aliases(data.get("challenges"), base_dir, problems)
     resolver = ChallengeResolver({k: v for k, v in aliases.items() if v is not None}, search)
     broken = {k for k, v in aliases.items() if v is None}
@@ -156,6 +158,12 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     if problems:
         raise ManifestError(source, problems)
     return resolver, items
+
+
+def manifest_require_kernel(text: str) -> bool:
+    """A valid manifest's ``require_kernel: true`` (the rule of --require-kernel for the whole grade)."""
+    data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    return data.get("require_kernel", False) is True
 
 
 def _manifest_aliases(section, base_dir: Path, problems: list[str]) -> dict:

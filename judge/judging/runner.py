@@ -39,6 +39,11 @@ TF32_HINT = ("the result matches a matmul whose inputs were rounded to TF32 (10-
              "precision on NVIDIA GPUs since Ampere is TF32, about 1e-3 relative error. Use tl.dot(a, b, "
              "input_precision=\"ieee\") for fp32 accuracy, or \"tf32x3\" for speed with fp32-level error "
              "(solutions/matmul/tf32x3.py)")
+NO_KERNEL = ("solve() launched no Triton kernel of its own in this call (a @triton.jit function of the solution's "
+             "files): the rule that the answer come from the solution's own kernel (--require-kernel, or the "
+             "challenge's require_kernel: true) rejects an answer that torch computed alone")
+REQUIRE_KERNEL_NOTE = ("rule: every solve() call must launch a Triton kernel of the solution's own (--require-kernel, "
+                       "or the challenge's require_kernel); a call that launches none is invalid_submission")
 CUDA_ON_CPU_NOTE = ("solve() put tensors on 'cuda' by name; in CPU mode the judge's device is this CPU, so they "
                     "were made there (on a GPU they go to the judged GPU)")
 
@@ -71,6 +76,7 @@ class Options:
     cpu_elements: int | None = None
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
+    require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -213,6 +219,7 @@ class Runner:
         self.last_got: dict | None = None  # the last reply's tensors (check_reply)
         self.shrunk = False
         self.worker_deaths = 0
+        self.require_kernel = options.require_kernel or bool(getattr(spec, "require_kernel", False))
         self.result = RunResult(
             challenge=spec.name, solution=str(solution), mode="interpret" if self.interpret else "gpu",
             seed=self.seed, device=self.device)
@@ -257,8 +264,13 @@ class Runner:
             raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
                                   "and the size limits")
         self.note_caps()
+        self.note_rules()
         self.reference = Reference(self.spec, self.device)
         return cases
+
+    def note_rules(self) -> None:
+        if self.require_kernel:
+            self.result.notes.append(REQUIRE_KERNEL_NOTE)
 
     def note_caps(self) -> None:
         """CPU mode's notes: the caps (and the option that moves them), the explicit sizes they leave out
@@ -454,6 +466,9 @@ class Runner:
                 self.worker.stop()  # its GPU context is gone: the death counts, a fresh worker follows
                 self.worker, self.worker_deaths = None, self.worker_deaths + 1
             return outcome
+        if self.require_kernel and not _launched_own_kernel(header):
+            return CaseResult(case.name, case.kind, case.params, Verdict.INVALID_SUBMISSION, NO_KERNEL,
+                              header.get("time_ms"))
         try:
             problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
         except BadReply as exc:
@@ -660,4 +675,10 @@ def skipped_note(spec: Spec, skipped: list[Case]) -> str:
            f"--cpu-elements {sized[0][0]} runs the smallest, --cpu-elements {sized[-1][0]} all of them")
     return (f"{len(skipped)} explicit test size(s) above the CPU-mode caps were not run: {listed}"
             f"{' ...' if len(sized) > 4 else ''}; {run} (the interpreter takes longer with every element)")
+
+
+def _launched_own_kernel(header: dict) -> bool:
+    """Whether a call's reply says it launched a kernel of the solution's own (worker/launches.py)."""
+    count = header.get("own_launches")
+    return type(count) is int and count > 0
 

@@ -109,6 +109,7 @@ class ShippedRunner(Runner):
                 "run: " + "; ".join(f"{c.name} ({c.label()}, {c.elements} elements)" for c in skipped[:4])
                 + (" ..." if len(skipped) > 4 else "")
                 + f"; --cpu-elements {max(c.elements for c in skipped)} runs them all")
+        self.note_rules()
         self.reference = ShippedReference(self.spec, self.device)
         return cases
 

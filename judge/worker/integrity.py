@@ -32,6 +32,7 @@ WATCHED_MODULES = (
     "judge.worker.session", "judge.worker.protocol", "judge.worker.guarded", "judge.worker.area",
     "judge.worker.integrity", "judge.worker.sandbox", "judge.timer.timed_loop", "judge.timer.cover",
     "judge.timer.guard", "judge.timer.fills", "judge.challenge.tensors", "judge.challenge.shipped",
+    "judge.worker.launches",
 )
 
 

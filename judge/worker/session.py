@@ -16,7 +16,7 @@ import torch
 
 from judge.challenge import shipped, tensors as tensor_args
 from judge.worker.cpu_device import CudaOnCpu
-from judge.worker import compile_events, loader, protocol, sandbox
+from judge.worker import compile_events, launches, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -97,6 +97,7 @@ class Session:
                 self.cpu_device = CudaOnCpu()  # "cuda" is this CPU while it judges (cpu_device.py)
                 self.cpu_device.__enter__()  # for the process's life: an import may allocate too
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
+            launches.install(self.init["solution"])  # its own kernels' launches, per call (--require-kernel)
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/base/bytecode.py)
@@ -306,9 +307,11 @@ class Session:
             for index, param in tensor_args.tensor_params(self.spec):
                 if param.role == "out" and param.name not in kept:  # kept: they start as the challenge made them
                     args[index].zero_()
+        launches.LAUNCHES.reset()
         elapsed_ms = self.timed_call(args)
+        own_launches = launches.LAUNCHES.count
         self.check_call()
-        header = {"ok": True, "op": "result", "time_ms": elapsed_ms}
+        header = {"ok": True, "op": "result", "time_ms": elapsed_ms, "own_launches": own_launches}
         if self.cpu_device is not None and self.cpu_device.count:
             header["cuda_on_cpu"] = self.cpu_device.count  # so far, import included: the run's note says so
         self.send_tensors(header, args)
