@@ -53,7 +53,8 @@ from judge.cli.base import bench_options, cpu_elements_option, current_search_pa
 @click.option("--secret-seed-env", default=SECRET_SEED_ENV, show_default=True, metavar="NAME",
               help="Environment variable holding a secret seed, mixed with the public one and never printed.")
 def grade_command(challenge, files, manifest, directory, seed, interpret, device, timeout,
-                  compile_timeout, no_bench, bench_budget, cpu_elements, require_kernel, gpus, jobs, cluster, junit_path, json_path, summary_path,
+                  compile_timeout, no_bench, bench_budget, cpu_elements, require_kernel, gpus, jobs, cluster, junit_path,
+                  json_path, summary_path,
                   resume, min_pass, secret_seed_env) -> None:
     """Grade many solutions; write JUnit, JSON and Markdown reports for CI.
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import torch
 
 from judge import __version__
-from judge.challenge.cases import Case, benchmark_cases, call_seed, case_elements, describe, generate_cases, limits_for, \
-    shrink, skipped_explicit
+from judge.challenge.cases import Case, benchmark_cases, call_seed, case_elements, describe, generate_cases, \
+    limits_for, shrink, skipped_explicit
 from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
@@ -652,7 +652,8 @@ def _verdict_of(header: dict) -> Verdict:
         verdict = Verdict(header.get("verdict"))
     except ValueError:
         return Verdict.RUNTIME_ERROR
-    return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED, Verdict.NO_SUBMISSION) else Verdict.RUNTIME_ERROR
+    reportable = verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED, Verdict.NO_SUBMISSION)
+    return verdict if reportable else Verdict.RUNTIME_ERROR
 
 
 def cpu_caps_note(spec: Spec, cpu_elements: int | None) -> str:
@@ -664,7 +665,8 @@ def cpu_caps_note(spec: Spec, cpu_elements: int | None) -> str:
     why = (f"--cpu-elements {cpu_elements}" if cpu_elements is not None else "the spec's interpret.max")
     more = (f" (by {why}; the spec allows {describe({n: spec.sizes[n][1] for n in capped})}; the largest test "
             f"holds {largest:,} tensor elements, and --cpu-elements N scales the caps to tests of N)") if capped else ""
-    return f"CPU mode (Triton interpreter): sizes capped at {caps}{more}; times are interpreter wall times, not GPU times"
+    return (f"CPU mode (Triton interpreter): sizes capped at {caps}{more}; times are interpreter wall times, "
+            "not GPU times")
 
 
 def skipped_note(spec: Spec, skipped: list[Case]) -> str:

@@ -459,7 +459,8 @@ class Worker:
         if not text.strip():
             return ""
         every = text.splitlines()
-        kept = [line if len(line) <= OUTPUT_LINE_CHARS else line[:OUTPUT_LINE_CHARS - 1] + "…" for line in every[-lines:]]
+        kept = [line if len(line) <= OUTPUT_LINE_CHARS else line[:OUTPUT_LINE_CHARS - 1] + "…"
+                for line in every[-lines:]]
         if size <= limit and len(kept) == len(every):
             return f"{OUTPUT_MARK} ---\n{text}"
         if size > limit and len(kept) == len(every):
