@@ -12,7 +12,7 @@ def test_a_step_still_running_is_told_at_one_two_and_four_times_the_threshold_an
     still = StillRunning(lines.append, after_s=0.2)
     try:
         still.begin("case edge-3 (rows=48, cols=48)")
-        time.sleep(1.1)  # lines due at 0.2, 0.4 and 0.8 s
+        time.sleep(1.4)  # lines due at 0.2, 0.4 and 0.8 s (the next at 1.6 s)
         still.begin(None)
         told = list(lines)
         time.sleep(0.5)
