@@ -1,4 +1,5 @@
-from judge.challenge.cases import call_seed, edge_values, generate_cases, limits_for, shrink
+from judge.challenge.cases import call_seed, case_elements, cpu_caps, edge_values, generate_cases, limits_for, shrink, \
+    skipped_explicit
 from judge.challenge.spec import load_spec
 
 from conftest import CHALLENGES
@@ -51,6 +52,27 @@ def test_interpret_mode_caps_every_case():
         assert set(case.params) == set(limits)
         for name, value in case.params.items():
             assert limits[name][0] <= value <= limits[name][1]
+
+
+def test_cpu_elements_scales_the_cpu_caps_to_tests_of_that_many_elements():
+    """Issue 29 item 7: --cpu-elements N raises (or lowers) the CPU-mode caps of a YAML spec by one factor."""
+    assert cpu_caps(TRANSPOSE) == TRANSPOSE.interpret_max == {"rows": 48, "cols": 48}
+    for spec, budget in ((TRANSPOSE, 2_000_000), (MATMUL, 2_000_000), (TRANSPOSE, 100)):
+        caps = cpu_caps(spec, budget)
+        assert case_elements(spec, caps) <= budget
+        assert case_elements(spec, {n: v + 1 for n, v in caps.items()}) > budget  # the largest that fits
+    assert cpu_caps(TRANSPOSE, 2_000_000) == {"rows": 1000, "cols": 1000}
+    assert cpu_caps(TRANSPOSE, 10**12) == {"rows": 8192, "cols": 8192}  # never above the ranges
+    ratio = {n: v / MATMUL.interpret_max[n] for n, v in cpu_caps(MATMUL, 2_000_000).items()}
+    assert max(ratio.values()) - min(ratio.values()) < 0.05  # one factor for every size
+
+
+def test_explicit_sizes_above_the_caps_run_within_cpu_elements():
+    assert [c.name for c in skipped_explicit(TRANSPOSE, True)] == ["1000x999", "7000x6000"]
+    assert [c.name for c in skipped_explicit(TRANSPOSE, True, 1_998_000)] == ["7000x6000"]
+    assert skipped_explicit(TRANSPOSE, False) == []
+    names = [c.name for c in generate_cases(TRANSPOSE, 1, True, 1_998_000)]
+    assert "1000x999" in names and "7000x6000" not in names
 
 
 def test_call_seeds_differ_per_call_and_case_but_are_stable():

@@ -43,6 +43,21 @@ def test_wrong_answer_report_has_counts_errors_index_and_unwritten():
     assert "2 of 12 elements differ" in message and "1 still hold the poison value" in message and "[1, 2]" in message
 
 
+def test_a_mismatch_cause_leaves_out_the_numbers():
+    """Failures alike share a cause (judging/failures.py): the empty starter's 18 cases are one failure."""
+    poison = float("nan")
+    small, large = torch.arange(6.0).reshape(2, 3), torch.arange(99.0).reshape(9, 11)
+    never = [compare_output("output", torch.full_like(r, poison), r, EXACT, poison=poison) for r in (small, large)]
+    assert never[0].cause() == never[1].cause() == "'output': never written"
+    wrong = compare_output("output", small + 1, small, EXACT, poison=poison)
+    partly = small.clone()
+    partly[1] = poison
+    assert wrong.cause() == "'output': wrong values"
+    partly_written = compare_output("output", partly, small, EXACT, poison=poison)
+    assert partly_written.cause() == "'output': some elements never written"
+    assert compare_input("input", small + 1, small).cause() == "input 'input' modified"
+
+
 def test_close_tolerance_is_atol_plus_rtol_times_reference():
     ref = torch.tensor([100.0, 0.0])
     tol = Tolerance("close", atol=1e-3, rtol=1e-2)

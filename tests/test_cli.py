@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -176,3 +177,97 @@ def test_version_says_where_history_and_caches_go_and_judge_home_moves_them(cli,
     assert f"history: {tmp_path / 'data'}" in result.output and f"cache:   {tmp_path / 'cache'}" in result.output
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path / "elsewhere"))  # the narrower variable wins
     assert f"history: {tmp_path / 'elsewhere'}" in cli("--version").output
+
+
+@pytest.mark.slow
+def test_failures_that_share_their_cause_are_told_once(cli, monkeypatch):
+    """Issue 29 item 4: the empty starter printed one paragraph per case, "never written" in each; now the
+    first in full and the others by name.  --json keeps every case, each with its cause."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    args = ("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_unwritten.py", "--seed", "1")
+    result = cli(*args)
+    assert result.exit_code == 1
+    failed = result.output.count(" ✗ |")
+    assert failed > 5
+    assert result.output.count("never written") == 2, result.output  # the full message, the verdict line
+    assert f"the same in {failed - 1} more cases: edge-2 (" in result.output and "and " in result.output
+    assert result.output.count("the same as edge-1") == failed - 1  # the table's detail column
+    tests = json.loads(cli(*args, "--json").stdout)["tests"]
+    assert len(tests) == failed and all("never written" in t["message"] for t in tests)
+    assert {t["cause"] for t in tests} == {"wrong_answer: 'output': never written"}
+
+
+@pytest.mark.slow
+def test_max_failures_says_how_many_distinct_failures_are_shown_in_full(cli, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    args = ("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_fails_by_size.py", "--seed", "1")
+    shown = cli(*args).output
+    assert "runtime_error on edge-2" in shown and "\nwrong_answer on edge-4" in shown
+    one = cli(*args, "--max-failures", "1").output
+    assert "runtime_error on edge-2" in one and "\nwrong_answer on edge-4" not in one
+    assert "1 more distinct failure, not shown in full (--max-failures 2 shows them): wrong_answer on edge-4" in one
+    assert "[default: 3;" in " ".join(cli("run", "--help").output.split())
+
+
+@pytest.mark.slow
+def test_a_hanging_case_is_told_in_a_log_and_json_stays_on_stdout_alone(cli, monkeypatch):
+    """Issue 29 item 6: with stderr not a terminal, a hanging solution left a log silent for 60 s."""
+    import judge.report.progress as progress
+
+    monkeypatch.setattr(progress, "STILL_RUNNING_AFTER_S", 0.5)
+    result = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_hang.py", "--seed", "1",
+                 "--timeout", "1.5", "--compile-timeout", "60", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["verdict"] == "time_limit_exceeded"
+    told = re.findall(r"^case edge-1 \(rows=1, cols=1\): still running after ([\d.]+) s$", result.stderr, re.M)
+    assert told and float(told[0]) >= 0.5, result.stderr  # and again at twice that, if the call lasts
+
+
+@pytest.mark.slow
+def test_rank_in_a_log_says_each_solution_as_it_is_judged(cli):
+    result = cli("rank", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_torch_copy.py",
+                 SOLUTIONS / "transpose_unwritten.py", "--seed", "1", "--json")
+    assert result.exit_code == 1
+    assert [r["verdict"] for r in json.loads(result.stdout)["results"]] == ["accepted", "wrong_answer"]
+    lines = [line for line in result.stderr.splitlines() if line.startswith("[")]  # not a slow step's line
+    assert lines[0].startswith(f"[1/2] {SOLUTIONS / 'transpose_torch_copy.py'}: ACCEPTED all"), result.stderr
+    assert lines[1].startswith(f"[2/2] {SOLUTIONS / 'transpose_unwritten.py'}: WRONG_ANSWER wrong_answer on edge-1")
+
+
+@pytest.mark.slow
+def test_cpu_elements_raises_the_cpu_caps_of_a_yaml_spec_and_the_notes_say_how(cli, tmp_path):
+    """Issue 29 item 7: CPU mode capped YAML specs at 48 (here 24) a size and skipped larger explicit sizes, so
+    a bug from 64 rows on went unseen; --cpu-elements (LeetGPU folders' budget) did nothing for them."""
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text().replace(
+        "    - {rows: 17, cols: 3}", "    - {rows: 17, cols: 3}\n    - {name: big, rows: 100, cols: 99}"))
+    args = ("run", spec, SOLUTIONS / "transpose_wrong_above_64.py", "--seed", "1", "--json")
+    capped = json.loads(cli(*args).stdout)
+    assert capped["verdict"] == "accepted"  # the bug lies above the caps
+    notes = " ".join(capped["notes"])
+    assert "sizes capped at rows=24, cols=24 (by the spec's interpret.max" in notes
+    assert "big (rows=100, cols=99: 19,800 elements); --cpu-elements 19800 runs it" in notes
+    raised = json.loads(cli(*args, "--cpu-elements", "19800").stdout)
+    assert raised["verdict"] == "wrong_answer"
+    assert any(t["name"] == "big" and t["verdict"] == "wrong_answer" for t in raised["tests"])
+    assert max(t["params"]["rows"] for t in raised["tests"]) == 100
+    assert not any("were not run" in note for note in raised["notes"])
+
+
+@pytest.mark.slow
+def test_require_kernel_is_a_flag_and_a_spec_field(cli, tmp_path, monkeypatch):
+    """Issue 29 item 10: the opt-in rule against torch-only answers, from the command line or the challenge."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    torch_only = SOLUTIONS / "transpose_torch_copy.py"
+    flagged = cli("run", SPECS / "tiny_transpose.yaml", torch_only, "--seed", "1", "--require-kernel")
+    assert flagged.exit_code == 1 and "INVALID_SUBMISSION" in flagged.output
+    assert "launched no Triton kernel of its own" in flagged.output and "the same in" in flagged.output
+    spec = tmp_path / "strict.yaml"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text() + "require_kernel: true\n")
+    doc = json.loads(cli("run", spec, torch_only, "--seed", "1", "--json").stdout)
+    assert doc["verdict"] == "invalid_submission"
+    assert json.loads(cli("run", spec, SOLUTIONS / "transpose_ok.py", "--seed", "1", "--json").stdout)["verdict"] \
+        == "accepted"
+    spec.write_text((SPECS / "tiny_transpose.yaml").read_text() + "require_kernel: yes please\n")
+    broken = cli("run", spec, torch_only)
+    assert broken.exit_code == 2 and "require_kernel" in broken.output and "expected true or false" in broken.output

@@ -296,3 +296,63 @@ def test_an_interrupted_run_keeps_what_was_graded(tmp_path, monkeypatch):
     doc = json.loads(out.read_text())
     assert [r["verdict"] for r in doc["results"]] == ["invalid_submission", "pending"] and not doc["complete"]
     assert ET.parse(tmp_path / "r.xml").getroot().get("skipped") == "1"
+
+
+def test_an_empty_submission_folder_is_graded_no_submission_and_fails_the_grade(tmp_path):
+    """Issue 29 item 11: `judge grade --dir` skipped a folder without a solution without a word (10 folders,
+    9 results).  It is its own verdict in the JSON, the JUnit, the Markdown and the table, and a failure."""
+    folder = tmp_path / "submissions"
+    (folder / "alice").mkdir(parents=True)
+    (folder / "alice" / "tiny_transpose.py").write_bytes(b"\x7fELF\x00")  # refused without a worker
+    (folder / "frank").mkdir()
+    (folder / "frank" / "notes.txt").write_text("I will hand it in tomorrow")
+    out = {name: tmp_path / name for name in ("r.json", "r.xml", "r.md")}
+    result = invoke(["--dir", str(folder), "--seed", "1", "--json", str(out["r.json"]), "--junit", str(out["r.xml"]),
+                     "--summary", str(out["r.md"])], env={"NO_COLOR": "1"})
+    assert result.exit_code == 1, result.output
+    doc = json.loads(out["r.json"].read_text())
+    assert [(r["submission"], r["challenge"], r["verdict"]) for r in doc["results"]] == [
+        ("alice", "tiny_transpose", "invalid_submission"), ("frank", "tiny_transpose", "no_submission")]
+    assert "holds no solution file (.py)" in doc["results"][1]["message"]
+    assert doc["summary"]["by_verdict"] == {"invalid_submission": 1, "no_submission": 1}
+    failure = ET.fromstring(out["r.xml"].read_text()).find("testsuite[@name='frank']/testcase/failure")
+    assert failure.get("type") == "no_submission"
+    assert "| frank | tiny_transpose | 📭 no_submission | - |" in out["r.md"].read_text()
+    assert re.search(r"frank\s*\|\s*tiny_transpose\s*\|\s*no_submission", result.output), result.output
+    passing = invoke(["--dir", str(folder), "--seed", "1", "--min-pass", "0"])
+    assert passing.exit_code == 0  # a failure like any other: --min-pass decides
+    manifest = tmp_path / "grading.yaml"  # a manifest's file that does not exist: the same verdict
+    manifest.write_text("submissions: {frank: {tiny_transpose: submissions/frank/tiny_transpose.py}}")
+    missing = invoke(["--manifest", str(manifest), "--seed", "1", "--json", "-"])
+    assert missing.exit_code == 1 and json.loads(missing.stdout)["results"][0]["verdict"] == "no_submission"
+
+
+def test_a_submission_that_hangs_is_told_while_it_runs(monkeypatch):
+    """Issue 29 item 6: a hanging submission left grade's output silent for its timeout."""
+    import judge.report.progress as progress
+
+    monkeypatch.setattr(progress, "STILL_RUNNING_AFTER_S", 0.5)
+    hang = SOLUTIONS / "transpose_hang.py"
+    result = CliRunner().invoke(main, ["grade", str(SPECS / "tiny_transpose.yaml"), str(hang), "--seed", "1",
+                                       "--timeout", "1.5", "--compile-timeout", "60", "--json", "-"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["results"][0]["verdict"] == "time_limit_exceeded"
+    assert f"{hang} · {SPECS / 'tiny_transpose.yaml'}: case edge-1 (rows=1, cols=1): still running after " \
+        in result.stderr, result.stderr
+
+
+def test_a_manifest_can_require_a_kernel_of_each_submissions_own(tmp_path):
+    """Issue 29 item 10: a course's manifest says require_kernel: true for the whole grade."""
+    manifest = tmp_path / "grading.yaml"
+    for name in ("transpose_torch_copy.py", "transpose_ok.py"):  # a submission's files lie beside the manifest
+        shutil.copy(SOLUTIONS / name, tmp_path / name)
+    manifest.write_text(f"require_kernel: true\nchallenges: {{t: {SPECS / 'tiny_transpose.yaml'}}}\nsubmissions:\n"
+                        "  torch: {t: transpose_torch_copy.py}\n  kernel: {t: transpose_ok.py}\n")
+    result = CliRunner().invoke(main, ["grade", "--manifest", str(manifest), "--seed", "1", "--json", "-"])
+    doc = json.loads(result.stdout)
+    assert {r["submission"]: r["verdict"] for r in doc["results"]} == {"torch": "invalid_submission",
+                                                                       "kernel": "accepted"}
+    assert doc["settings"]["require_kernel"] is True and result.exit_code == 1
+    manifest.write_text(manifest.read_text().replace("require_kernel: true", "require_kernel: 1"))
+    bad = CliRunner().invoke(main, ["grade", "--manifest", str(manifest)])
+    assert bad.exit_code == 2 and "require_kernel: expected true or false, got 1" in bad.output

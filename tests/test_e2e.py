@@ -54,6 +54,51 @@ def test_wrong_edge_reports_the_smallest_failing_size():
     assert "never written" in failing.message
 
 
+def test_the_smallest_failing_size_is_one_that_fails_in_the_same_way():
+    """Issue 29 item 5: the search took any failure for a smaller example, so a crash from 20 rows on was
+    reported as failing at rows=2 (where the answer was wrong instead) and, with the output cap, at
+    rows=1, cols=1, a case that had passed."""
+    result = judge("transpose_fails_by_size.py", seed=1)
+    failing = next(t for t in result.tests if t.verdict != Verdict.ACCEPTED)
+    assert failing.verdict == Verdict.RUNTIME_ERROR and failing.params == {"rows": 24, "cols": 1}
+    assert failing.details["smallest_failing"] == {"rows": 20, "cols": 1}, failing.message
+    assert "fails at rows=20, cols=1" in result.message
+
+
+def test_what_a_call_prints_is_capped_per_call_and_a_failure_shows_a_short_tail_of_its_own_call():
+    """Issue 29 item 5: the output cap counted all calls together, so a solution printing 300 KB a call failed
+    every call after the fourth with 'File too large' (and the search named a case that had passed); each
+    failure carried 4 KB of output, from earlier calls too."""
+    from judge.judging.failures import OUTPUT_MARK
+    from judge.worker.limits import Limits
+
+    result = judge("transpose_prints_a_lot.py", seed=1, limits=Limits(output_bytes=1024**2))
+    assert not any("File too large" in t.message for t in result.tests), result.message
+    assert all(t.verdict == Verdict.ACCEPTED for t in result.tests if t.params["rows"] < 20)
+    failing = next(t for t in result.tests if t.verdict != Verdict.ACCEPTED)
+    assert failing.details["smallest_failing"] == {"rows": 20, "cols": 1}
+    tail = failing.message.split(OUTPUT_MARK, 1)[1]
+    assert tail.startswith(": its last 2 line(s), of 299.0 KB printed ---\n"), tail[:80]
+    assert len(tail) < 1000 and "rows=24" in tail and "rows=20" not in tail  # its own call's, short
+    from judge.worker import client
+
+    assert client.OUTPUT_MARK == OUTPUT_MARK  # what a failure's cause leaves out
+
+
+def test_require_kernel_rejects_an_answer_that_torch_computed_alone():
+    """Issue 29 item 10: output.copy_(input.T) is accepted, as LeetGPU accepts it; --require-kernel (opt-in)
+    rejects a call that launched no Triton kernel of the solution's own, in CPU mode through the interpreter."""
+    assert judge("transpose_torch_copy.py", seed=1).verdict == Verdict.ACCEPTED
+    torch_only = judge("transpose_torch_copy.py", seed=1, require_kernel=True)
+    assert torch_only.verdict == Verdict.INVALID_SUBMISSION
+    assert "launched no Triton kernel of its own" in torch_only.message
+    assert all(t.verdict == Verdict.INVALID_SUBMISSION for t in torch_only.tests)
+    assert any(note.startswith("rule: every solve() call must launch") for note in torch_only.notes)
+    for name in ("transpose_ok.py", "transpose_autotuned.py"):  # a plain kernel; one through the autotuner
+        result = judge(name, seed=1, require_kernel=True)
+        assert result.verdict == Verdict.ACCEPTED, (name, result.message)
+
+
 def test_wrong_value_names_index_expected_and_got():
     result = judge("transpose_wrong_value.py")
     assert result.verdict == Verdict.WRONG_ANSWER

@@ -15,7 +15,8 @@ import pytest
 
 from judge.grading.pool import Cancelled, grade_entries, judge_entry, parse_gpus
 from judge.grading.records import GradeSettings, PassRule, carried_over, combine_seed, grade_document, load_previous, parse_min_pass, problem_record, public_record, redact, resume_key
-from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
+from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, missing_entries, \
+    parse_manifest
 from judge.challenge.catalog import SearchPath
 from judge.report.junit import grade_to_junit
 from judge.report.markdown import cell, grade_to_markdown
@@ -44,10 +45,35 @@ def test_discover_finds_who_and_challenge_and_skips_helpers(tmp_path):
     write(tmp_path / "__pycache__" / "y.py")
     write(tmp_path / "alice" / "notes.txt")
     write(tmp_path / "stray.py")
-    items, warnings = discover(tmp_path)
+    (tmp_path / "carol").mkdir()  # handed nothing in
+    write(tmp_path / "dave" / "transpose.txt")  # nothing judge takes for a solution (SOLUTION_SUFFIXES)
+    items, warnings, empty = discover(tmp_path)
     assert [(who, ch) for who, ch, _ in items] == [("alice", "matmul"), ("alice", "transpose"), ("bob", "transpose")]
     assert items[0][2] == str(tmp_path / "alice" / "matmul.py")
     assert len(warnings) == 1 and "stray.py" in warnings[0]
+    assert empty == ["carol", "dave"]
+
+
+def test_cpu_elements_reaches_the_runs_and_the_resume_key_only_when_given():
+    """Issue 29 item 7: judge grade --cpu-elements N, as judge run's; earlier grades' keys stay valid."""
+    assert "cpu_elements" not in SETTINGS.key_fields() and SETTINGS.options(None).cpu_elements is None
+    raised = GradeSettings(public_seed=5, interpret=True, cpu_elements=20_000)
+    assert raised.options(None).cpu_elements == 20_000 and raised.key_fields()["cpu_elements"] == 20_000
+    entry = Entry("a", "tiny", str(SOLUTIONS / "transpose_ok.py"), str(SPECS / "tiny_transpose.yaml"))
+    assert resume_key(entry, raised) != resume_key(entry, SETTINGS)
+
+
+def test_an_empty_submission_folder_is_no_submission_for_each_challenge_the_others_handed_in(tmp_path):
+    """Issue 29 item 11: an empty folder was skipped without a word (10 folders, 9 results)."""
+    entries = [Entry("alice", "tiny_transpose", "a.py", "t.yaml"), Entry("alice", "transpos", "b.py", None, "unknown"),
+               Entry("bob", "tiny_transpose", "c.py", "t.yaml"), Entry("bob", "matmul", "d.py", "m.yaml")]
+    missing = missing_entries(["carol"], entries, tmp_path)
+    assert [(e.submission, e.challenge, e.spec_path, e.missing) for e in missing] == [
+        ("carol", "tiny_transpose", "t.yaml", True), ("carol", "matmul", "m.yaml", True)]
+    assert missing[0].problem == f"no submission: {tmp_path / 'carol'} holds no solution file (.py)"
+    record = problem_record(missing[0], resume_key(missing[0], SETTINGS), SETTINGS)
+    assert record["verdict"] == "no_submission" and record["key"] is None  # re-checked by --resume
+    assert [e.challenge for e in missing_entries(["carol"], entries[1:2], tmp_path)] == ["-"]  # none known
 
 
 def test_unknown_challenge_becomes_an_invalid_entry_not_an_error(tmp_path):
@@ -406,7 +432,20 @@ def test_junit_lists_at_most_five_failing_cases():
     doc["results"][1]["tests"] = [{"name": f"edge-{i}", "params": {}, "verdict": "wrong_answer", "message": "x"}
                                   for i in range(8)]
     text = ET.fromstring(grade_to_junit(doc)).find("testsuite[@name='bob']/testcase/failure").text
-    assert "edge-4" in text and "edge-5" not in text and "3 more failing case(s)" in text
+    assert "edge-4" in text and "edge-5" not in text and "3 more distinct failure(s)" in text
+
+
+def test_junit_tells_failures_that_share_their_cause_once():
+    """The empty starter's 18 'never written' cases: the first in full, the others named (issue 29 item 4)."""
+    doc = _doc_with_every_outcome()
+    doc["results"][1]["tests"] = [
+        {"name": f"edge-{i}", "params": {"rows": i}, "verdict": "wrong_answer", "message": f"'output' {i} never written",
+         "cause": "wrong_answer: 'output': never written"} for i in range(1, 9)] + [
+        {"name": "edge-9", "params": {"rows": 9}, "verdict": "runtime_error", "message": "boom", "cause": "boom"}]
+    text = ET.fromstring(grade_to_junit(doc)).find("testsuite[@name='bob']/testcase/failure").text
+    assert text.count("never written") == 1 and "wrong_answer on edge-1 (rows=1):" in text
+    assert "the same in 7 more case(s): edge-2 (rows=2), edge-3 (rows=3)" in text and "edge-8 (rows=8)" in text
+    assert "runtime_error on edge-9 (rows=9):\nboom" in text
 
 
 def test_markdown_summary_table():

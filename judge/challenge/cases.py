@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 from judge.challenge.spec_model import Spec
 
 __all__ = ["Case", "generate_cases", "benchmark_cases", "edge_values", "call_seed",
-           "shrink", "limits_for", "describe"]
+           "shrink", "limits_for", "describe", "cpu_caps", "case_elements", "skipped_explicit"]
 
 # Sizes that break kernels: the smallest, small primes, one past a power of
 # two, and non-multiples of the usual block sizes 16/32/64/128.
@@ -49,11 +49,35 @@ def call_seed(run_seed: int, case_name: str, call_index: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
-def limits_for(spec: Spec, interpret: bool) -> dict:
-    """Inclusive (low, high) per size parameter: the spec's ranges, capped in CPU mode."""
+def limits_for(spec: Spec, interpret: bool, cpu_elements: int | None = None) -> dict:
+    """Inclusive (low, high) per size parameter: the spec's ranges, capped in CPU mode (``cpu_caps``)."""
     if not interpret:
         return dict(spec.sizes)
-    return {name: (low, min(high, spec.interpret_max[name])) for name, (low, high) in spec.sizes.items()}
+    caps = cpu_caps(spec, cpu_elements)
+    return {name: (low, caps[name]) for name, (low, high) in spec.sizes.items()}
+
+
+def case_elements(spec: Spec, params: dict) -> int:
+    """How many elements a case's tensors hold, all together (what CPU mode's budget counts)."""
+    return sum(math.prod(spec.shape_of(tensor, params)) for tensor in spec.tensors)
+
+
+def cpu_caps(spec: Spec, cpu_elements: int | None = None) -> dict:
+    """The largest value of each size in CPU mode: the spec's ``interpret.max`` (48 each by default), or with
+    ``cpu_elements`` (``--cpu-elements N``) those caps scaled by one factor, the largest whose case of every
+    size at its cap holds at most N tensor elements (never below a range's low end, never above its high end)."""
+    base = {name: min(high, spec.interpret_max[name]) for name, (_, high) in spec.sizes.items()}
+    if cpu_elements is None:
+        return base
+
+    def scaled(factor: float) -> dict:
+        return {name: max(low, min(high, int(base[name] * factor))) for name, (low, high) in spec.sizes.items()}
+
+    low, high = 0.0, max(spec.sizes[name][1] / max(1, base[name]) for name in base) + 1
+    for _ in range(60):  # bisection on the factor: elements grow with it
+        middle = (low + high) / 2
+        low, high = (middle, high) if case_elements(spec, scaled(middle)) <= cpu_elements else (low, middle)
+    return scaled(low)
 
 
 def edge_values(low: int, high: int) -> list[int]:
@@ -110,22 +134,24 @@ def _random_params(spec: Spec, limits: dict, rng: random.Random) -> dict | None:
     return None
 
 
-def generate_cases(spec: Spec, seed: int, interpret: bool) -> list[Case]:
+def generate_cases(spec: Spec, seed: int, interpret: bool, cpu_elements: int | None = None) -> list[Case]:
     """The functional tests for one run, in the order they are run.
 
     Edge profiles first (they find most bugs fastest), then ``spec.random_tests``
     seeded random draws, then the spec's explicit sizes, then two of those
-    sizes repeated with new values.  Sizes outside the CPU-mode caps are
-    dropped in interpret mode; other duplicates are dropped always.
+    sizes repeated with new values.  Sizes outside the CPU-mode caps (``cpu_caps``) are
+    dropped in interpret mode, but for explicit sizes within ``cpu_elements``; other
+    duplicates are dropped always.
     """
-    limits = limits_for(spec, interpret)
+    limits = limits_for(spec, interpret, cpu_elements)
     rng = random.Random(seed)
     candidates: list[Case] = [Case(f"edge-{i + 1}", "edge", p) for i, p in enumerate(_edge_profiles(limits))]
     for i in range(spec.random_tests):
         params = _random_params(spec, limits, rng)
         if params is not None:
             candidates.append(Case(f"random-{i + 1}", "random", params))
-    candidates += [Case(t.name, "explicit", dict(t.params)) for t in spec.tests if _within(t.params, limits)]
+    candidates += [Case(t.name, "explicit", dict(t.params)) for t in spec.tests
+                   if not _skipped_in_cpu_mode(spec, t.params, limits, interpret, cpu_elements)]
     cases, seen = [], set()
     for case in candidates:
         key = tuple(case.params[n] for n in spec.sizes)
@@ -146,10 +172,18 @@ def _repeats(cases: list[Case]) -> list[Case]:
     return [Case(f"repeat-{i + 1}", "repeat", dict(c.params)) for i, c in enumerate(picks)]
 
 
-def skipped_explicit(spec: Spec, interpret: bool) -> list[Case]:
+def skipped_explicit(spec: Spec, interpret: bool, cpu_elements: int | None = None) -> list[Case]:
     """The spec's explicit sizes that the CPU-mode caps leave out (to report them)."""
-    limits = limits_for(spec, interpret)
-    return [Case(t.name, "explicit", dict(t.params)) for t in spec.tests if not _within(t.params, limits)]
+    limits = limits_for(spec, interpret, cpu_elements)
+    return [Case(t.name, "explicit", dict(t.params)) for t in spec.tests
+            if _skipped_in_cpu_mode(spec, t.params, limits, interpret, cpu_elements)]
+
+
+def _skipped_in_cpu_mode(spec: Spec, params: dict, limits: dict, interpret: bool, cpu_elements: int | None) -> bool:
+    """An explicit size outside the limits, unless ``--cpu-elements`` allows its elements in CPU mode."""
+    if _within(params, limits):
+        return False
+    return not (interpret and cpu_elements is not None and case_elements(spec, params) <= cpu_elements)
 
 
 def benchmark_cases(spec: Spec) -> list[Case]:

@@ -130,6 +130,7 @@ class Spec:
     source: str = ""
     example: dict = field(default_factory=dict)
     variant_of: str | None = None  # the base spec's name, for a spec from a 'variants:' entry
+    require_kernel: bool = False  # every solve() call must launch a kernel of the solution's own (--require-kernel)
     # The YAML it was parsed from: the worker parses this text, never the file
     # again, so an edit after loading cannot make judge and worker disagree.
     text: str = field(default="", repr=False, compare=False)

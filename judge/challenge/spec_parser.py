@@ -23,7 +23,7 @@ class SpecParser(SignatureReader):
     KNOWN = {
         "name", "title", "difficulty", "statement", "parameters", "sizes", "constraints",
         "reference", "reference_dtype", "baseline", "tolerance", "tests", "benchmarks", "cost",
-        "interpret", "example", "dtypes", "variants",
+        "interpret", "example", "dtypes", "variants", "require_kernel",
     }
 
     def spec(self) -> Spec:
@@ -58,6 +58,7 @@ class SpecParser(SignatureReader):
             interpret_max=self.interpret_max(sizes),
             source=self.source,
             example=self.example(sizes),
+            require_kernel=self.flag("require_kernel"),
         )
         self.check_formulas(spec)
         return spec
@@ -71,6 +72,13 @@ class SpecParser(SignatureReader):
             self.fail(key, f"expected text, got {value!r}")
         if pattern_check and not all(c.isalnum() or c in "_-" for c in value):
             self.fail(key, f"use letters, digits, '_' and '-' only, got {value!r}")
+        return value
+
+    def flag(self, key: str) -> bool:
+        """A true/false field, false when absent."""
+        value = self.data.get(key, False)
+        if not isinstance(value, bool):
+            self.fail(key, f"expected true or false, got {value!r}")
         return value
 
     def choice(self, key: str, allowed: tuple, default: str) -> str:

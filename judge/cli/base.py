@@ -125,12 +125,35 @@ def bench_options(func):
 
 
 def cpu_elements_option(func):
-    """--cpu-elements, for the commands that judge one solution at a time (run, watch)."""
+    """--cpu-elements: CPU mode's largest test, for YAML specs and LeetGPU folders alike."""
     from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET  # pure and small: no torch
 
-    return click.option("--cpu-elements", type=click.IntRange(1), default=CPU_ELEMENT_BUDGET, show_default=True,
-                        help="CPU mode, LeetGPU challenge folders: skip functional tests whose tensors hold more "
-                             "elements (the example test always runs).")(func)
+    return click.option("--cpu-elements", type=click.IntRange(1), default=None, metavar="N",
+                        help="CPU mode: the largest test, in tensor elements (all its tensors together). YAML "
+                             "specs scale their size caps (interpret.max) until the largest generated test holds "
+                             "N elements, and run their explicit sizes up to N elements; LeetGPU challenge folders "
+                             "skip functional tests above N (the example test always runs). The run's notes say "
+                             "which tests were left out and the N that runs them. [default: YAML specs their "
+                             f"interpret.max caps (48 a size); LeetGPU folders {CPU_ELEMENT_BUDGET}]")(func)
+
+
+def require_kernel_option(func):
+    """--require-kernel: the opt-in rule against answers that torch computes alone (run, watch, rank, grade)."""
+    return click.option("--require-kernel", is_flag=True,
+                        help="Reject a solve() call that launches no Triton kernel of the solution's own (a "
+                             "@triton.jit function in its files) as invalid_submission: output.copy_(input.T) "
+                             "alone no longer passes. Also a challenge's 'require_kernel: true' and a grade "
+                             "manifest's.")(func)
+
+
+def max_failures_option(func):
+    """--max-failures, for the commands that print one run's report (run, watch)."""
+    from judge.report.console import MAX_FAILURES
+
+    return click.option("--max-failures", type=click.IntRange(1), default=MAX_FAILURES, show_default=True,
+                        metavar="N",
+                        help="Distinct failures shown in full; failed cases that share their cause count as one "
+                             "(the first in full, the others by name). --json keeps every case.")(func)
 
 
 def wait_option(func):
@@ -142,7 +165,8 @@ def wait_option(func):
 def one_solution_options(func):
     """CHALLENGE SOLUTION and the options of a command that judges one solution (run, watch)."""
     for decorator in reversed([challenge_argument, click.argument("solution", metavar="SOLUTION"), judging_options,
-                               json_option, bench_options, wait_option, remeasure_option, cpu_elements_option]):
+                               json_option, bench_options, wait_option, remeasure_option, cpu_elements_option,
+                               max_failures_option, require_kernel_option]):
         func = decorator(func)
     return func
 

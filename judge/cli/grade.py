@@ -15,13 +15,14 @@ import click
 
 from judge.grading.outputs import GradeOutputs
 from judge.grading.placement import place
-from judge.grading.plan import GradeError, load_specs, plan_entries
+from judge.grading.plan import GradeError, load_specs, manifest_requires_kernel, plan_entries
 from judge.grading.records import SECRET_SEED_ENV, GradeSettings
 from judge.grading.session import GradeSession, exit_status, interrupted_once, outcome
 from judge.grading.settings import pass_rule, public_seed, read_previous, take_secret
 from judge.report.console import make_console
 from judge.report.grade_table import render_table, start_line, summary_line
-from judge.cli.base import bench_options, current_search_path, judging_options, main_group, user_errors
+from judge.cli.base import bench_options, cpu_elements_option, current_search_path, judging_options, main_group, \
+    require_kernel_option, user_errors
 
 
 @main_group.command("grade")
@@ -33,6 +34,8 @@ from judge.cli.base import bench_options, current_search_path, judging_options, 
               help="A folder laid out as FOLDER/<who>/<challenge>.py.")
 @judging_options
 @bench_options
+@cpu_elements_option
+@require_kernel_option
 @click.option("--gpus", default=None, help="Grade in parallel, one submission per GPU: 'all' or indices like 0,1.")
 @click.option("--jobs", type=click.IntRange(1), default=None,
               help="CPU mode only: grade this many submissions at a time [default: 1].")
@@ -50,7 +53,8 @@ from judge.cli.base import bench_options, current_search_path, judging_options, 
 @click.option("--secret-seed-env", default=SECRET_SEED_ENV, show_default=True, metavar="NAME",
               help="Environment variable holding a secret seed, mixed with the public one and never printed.")
 def grade_command(challenge, files, manifest, directory, seed, interpret, device, timeout,
-                  compile_timeout, no_bench, bench_budget, gpus, jobs, cluster, junit_path, json_path, summary_path,
+                  compile_timeout, no_bench, bench_budget, cpu_elements, require_kernel, gpus, jobs, cluster, junit_path,
+                  json_path, summary_path,
                   resume, min_pass, secret_seed_env) -> None:
     """Grade many solutions; write JUnit, JSON and Markdown reports for CI.
 
@@ -70,7 +74,8 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
         previous = read_previous(json_path) if resume else None
         placement = place(cluster, gpus, jobs, device, interpret)
         settings = GradeSettings(public_seed(seed, previous), take_secret(secret_seed_env, click.echo),
-                                 placement.interpret, timeout, compile_timeout, not no_bench, bench_budget)
+                                 placement.interpret, timeout, compile_timeout, not no_bench, bench_budget,
+                                 cpu_elements, require_kernel or manifest_requires_kernel(manifest))
         console = make_console(sys.stderr if json_path == "-" else sys.stdout)
         outputs = GradeOutputs(json_path, junit_path, summary_path, click.echo)
         session = GradeSession(entries, specs, settings, outputs, console, previous)

@@ -10,8 +10,8 @@ from judge.base.exit_codes import ExitCode
 from judge.report.console import make_console, plain_wanted
 from judge.report.progress import RankProgress
 from judge.history.recording import record_results
-from judge.cli.base import UserError, user_errors, challenge_argument, check_solution_file, judging_options, json_option, \
-    load_spec_or_exit, main_group
+from judge.cli.base import UserError, user_errors, challenge_argument, check_solution_file, cpu_elements_option, \
+    judging_options, json_option, load_spec_or_exit, main_group, require_kernel_option
 from judge.cli.history import history_options
 from judge.cli.run import build_options, check_cuda_ready
 
@@ -51,9 +51,11 @@ def _check_plot(plot_path: str | None, options) -> None:
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write a bar chart with CIs (.png, .svg or .pdf; needs judge[plot]).")
 @click.option("--remeasure-peaks", is_flag=True, help="Measure the device's copy and matmul peaks again.")
+@cpu_elements_option
+@require_kernel_option
 @history_options
 def rank_command(challenge, solutions, seed, interpret, device, timeout, compile_timeout, as_json, budget,
-                 plot_path, remeasure_peaks, db_path, no_history) -> None:
+                 plot_path, remeasure_peaks, cpu_elements, require_kernel, db_path, no_history) -> None:
     """Judge several SOLUTIONs on the same cases and seed, and rank the accepted ones by speed.
 
     Solutions are timed together in interleaved rounds; the score is the
@@ -68,7 +70,8 @@ def rank_command(challenge, solutions, seed, interpret, device, timeout, compile
 
     spec = load_spec_or_exit(challenge)
     paths = _paths(solutions)
-    options = build_options(seed, interpret, device, timeout, compile_timeout, remeasure_peaks=remeasure_peaks)
+    options = build_options(seed, interpret, device, timeout, compile_timeout, remeasure_peaks=remeasure_peaks,
+                            cpu_elements=cpu_elements, require_kernel=require_kernel)
     check_cuda_ready(paths, interpret)
     _check_plot(plot_path, options)
     plan = RoundPlan(budget_s=budget) if budget is not None else None

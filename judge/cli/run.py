@@ -56,7 +56,8 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @one_solution_options
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, db_path, no_history) -> None:
+                no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
+                db_path, no_history) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py).
 
@@ -74,7 +75,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
-            wait_for_gpu_s=wait_for_gpu))
+            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel))
     finally:
         if early is not None:
             early.stop()
@@ -84,7 +85,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     else:
         from judge.report.benchmark_table import render_benchmarks
 
-        render_run(make_console(), result, render_benchmarks)
+        render_run(make_console(), result, render_benchmarks, max_failures)
     if history_warning:
         click.echo(history_warning, err=True)
     sys.exit(exit_code_for(result.verdict))

@@ -31,8 +31,8 @@ from judge.report.watch_view import WatchOutput
                    "(the way without the optional watchfiles package).")
 @history_options
 def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
-                  no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, poll, db_path,
-                  no_history) -> None:
+                  no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
+                  poll, db_path, no_history) -> None:
     """Judge SOLUTION on CHALLENGE, then again each time the file is saved; Ctrl-C stops.
 
     Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
@@ -50,7 +50,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
     check_cuda_ready([solution], interpret)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     watcher = FileWatcher(solution, poll)
-    out = WatchOutput(as_json, solution, watcher.backend, click.echo)
+    out = WatchOutput(as_json, solution, watcher.backend, click.echo, max_failures)
     early, previous, count = None, None, 0
     try:
         early = spawn_early(solution, spec, interpret, device)  # before torch is imported: they overlap
@@ -65,7 +65,7 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
                 options = build_options(seed, interpret, device, timeout, compile_timeout,
                                         benchmark=not no_bench, bench_budget_s=bench_budget,
                                         remeasure_peaks=remeasure_peaks and count == 1, cpu_elements=cpu_elements,
-                                        wait_for_gpu_s=wait_for_gpu)
+                                        wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel)
                 result = judge_with_progress(spec, solution, early, options)
                 early = spawn_early(solution, spec, interpret, device)  # imports while the person edits
                 doc = result.as_dict()

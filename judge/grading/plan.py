@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Callable
 
 from judge.base.solution_file import SolutionFileError, check_solution_file
-from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, parse_manifest
+from judge.grading.submissions import ChallengeResolver, Entry, ManifestError, discover, entries_for, missing_entries, \
+    parse_manifest
 
-__all__ = ["GradeError", "Echo", "file_problem", "plan_entries", "snapshot_entries", "load_specs"]
+__all__ = ["GradeError", "Echo", "file_problem", "plan_entries", "snapshot_entries", "load_specs",
+           "manifest_requires_kernel"]
 
 # click.echo's signature: echo(text) writes a line to stdout, echo(text, err=True) to stderr
 Echo = Callable[..., None]
@@ -59,16 +61,21 @@ def _manifest_plan(manifest: str, search) -> list[Entry]:
     except (ManifestError, UnicodeDecodeError) as exc:
         raise GradeError(f"invalid manifest {exc}" if isinstance(exc, ManifestError)
                          else f"{manifest} is not UTF-8 text") from None
-    return entries_for(items, resolver, file_problem, path.parent)
+    entries = entries_for(items, resolver, file_problem, path.parent)
+    return [replace(e, missing=True) if e.problem and not Path(e.path).exists() else e for e in entries]
 
 
 def _directory_plan(directory: str, resolver: ChallengeResolver, echo: Echo) -> list[Entry]:
-    items, warnings = discover(Path(directory))
+    """Every ``<who>`` folder's solutions; a folder without any is graded ``no_submission`` (it was skipped
+    without a word: 10 folders, 9 results)."""
+    items, warnings, empty = discover(Path(directory))
     for warning in warnings:
         echo(f"warning: {warning}", err=True)
     if not items:
         raise GradeError(f"no submissions found: expected {directory}/<who>/<challenge>.py")
-    return entries_for(items, resolver, file_problem)
+    entries = entries_for(items, resolver, file_problem)
+    missing = missing_entries(empty, entries, Path(directory))
+    return sorted(entries + missing, key=lambda entry: entry.submission)  # stable: challenges keep their order
 
 
 def plan_entries(challenge, files, manifest, directory, search_path: Callable, echo: Echo) -> list[Entry]:
@@ -91,6 +98,13 @@ def plan_entries(challenge, files, manifest, directory, search_path: Callable, e
         return snapshot_entries(_files_plan(challenge, files, resolver), None)
     except ChallengeConflict as exc:
         raise GradeError(str(exc)) from None
+
+
+def manifest_requires_kernel(manifest: str | None) -> bool:
+    """Whether a manifest (already validated by plan_entries) says ``require_kernel: true``."""
+    from judge.grading.submissions import manifest_require_kernel
+
+    return bool(manifest) and manifest_require_kernel(Path(manifest).read_text(encoding="utf-8"))
 
 
 def snapshot_entries(entries: list[Entry], root: str | None) -> list[Entry]:

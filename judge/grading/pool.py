@@ -34,28 +34,38 @@ def make_undumpable() -> None:
     set_dumpable(False)
 
 
-def _cancel_events(cancel):
+def _grade_events(cancel, still=None):
     """Runner events that raise ``Cancelled`` at the next step (start, case, benchmark)
     once ``cancel.is_set()``; the runner's cleanup then stops the worker.  ``cancel``
-    is a ``threading.Event``, or on a Dask worker a ``cluster.ClusterCancel``."""
+    is a ``threading.Event``, or on a Dask worker a ``cluster.ClusterCancel`` (or None).
+    ``still`` (report/progress.StillRunning) is told each step, for its lines on a step that runs long."""
     from judge.judging.runner import Events
 
-    class CancelEvents(Events):
+    class GradeEvents(Events):
         def started(self, result, total_cases: int) -> None:
             self.check()
 
         def case_started(self, case) -> None:
-            self.check()
+            self.step(f"case {case.name} ({case.label()})")
+
+        def case_finished(self, result) -> None:
+            if still is not None:
+                still.begin(None)
 
         def status(self, text: str) -> None:
+            self.step(text)
+
+        def step(self, text: str) -> None:
             self.check()
+            if still is not None:
+                still.begin(text)
 
         @staticmethod
         def check() -> None:
-            if cancel.is_set():
+            if cancel is not None and cancel.is_set():
                 raise Cancelled
 
-    return CancelEvents()
+    return GradeEvents()
 
 
 class _StopOnCancel:
@@ -86,16 +96,19 @@ class _StopOnCancel:
 
 
 def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None,
-                cancel=None) -> dict:
+                cancel=None, note: Callable[[str], None] | None = None) -> dict:
     """Judge one entry and return its public record; never raises for a bad
     submission.  Raises ``Cancelled`` soon after ``cancel`` is set: the judgement's
-    workers are killed then, and what they left unfinished is no verdict."""
+    workers are killed then, and what they left unfinished is no verdict.  ``note`` gets a
+    plain line when a step runs long (``alice · transpose: case edge-3 (...): still running after 5 s``)."""
     if entry.problem or spec is None:
         return problem_record(entry, key, settings)
     from judge.judging.dispatch import judge_solution
+    from judge.report.progress import StillRunning
 
     started = time.perf_counter()
-    events = _cancel_events(cancel) if cancel is not None else None
+    still = StillRunning(lambda line: note(f"{entry.submission} · {entry.challenge}: {line}")) if note else None
+    events = _grade_events(cancel, still) if cancel is not None or still is not None else None
     from judge.judging.reference import ReferenceError_
 
     # On a Dask worker ``cancel`` is asked from the task's own thread only (cluster.ClusterCancel).
@@ -115,6 +128,8 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
                "message": f"internal error in judge while grading this submission: {type(exc).__name__}: {exc}",
                "tests": [], "benchmarks": [], "notes": ["internal error: please report it"], "internal_error": True}
     finally:
+        if still is not None:
+            still.stop()
         if watcher is not None:
             watcher.stop()
         if private is not None:

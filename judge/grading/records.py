@@ -54,6 +54,8 @@ class GradeSettings:
     compile_timeout: float = 180.0
     benchmark: bool = True
     bench_budget_s: float = 2.0
+    cpu_elements: int | None = None  # CPU mode's largest test (--cpu-elements); None: the specs' own caps
+    require_kernel: bool = False  # --require-kernel or the manifest's require_kernel: true
 
     @property
     def seed_label(self) -> str:
@@ -65,14 +67,20 @@ class GradeSettings:
 
         return Options(seed=combine_seed(self.public_seed, self.secret), interpret=self.interpret,
                        device=device, timeout=self.timeout, compile_timeout=self.compile_timeout,
-                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s, untrusted=True)
+                       benchmark=self.benchmark, bench_budget_s=self.bench_budget_s, untrusted=True,
+                       cpu_elements=self.cpu_elements, require_kernel=self.require_kernel)
 
     def key_fields(self) -> dict:
         """The settings a resume key depends on, fit to print (the secret only as used or not)."""
-        return {"public_seed": self.public_seed, "secret_seed": bool(self.secret),
-                "mode": "interpret" if self.interpret else "gpu", "timeout": self.timeout,
-                "compile_timeout": self.compile_timeout, "benchmark": self.benchmark and not self.interpret,
-                "bench_budget_s": self.bench_budget_s, "judge": __version__}
+        fields = {"public_seed": self.public_seed, "secret_seed": bool(self.secret),
+                  "mode": "interpret" if self.interpret else "gpu", "timeout": self.timeout,
+                  "compile_timeout": self.compile_timeout, "benchmark": self.benchmark and not self.interpret,
+                  "bench_budget_s": self.bench_budget_s, "judge": __version__}
+        if self.interpret and self.cpu_elements is not None:  # only when set: earlier grades' keys stay valid
+            fields["cpu_elements"] = self.cpu_elements
+        if self.require_kernel:
+            fields["require_kernel"] = True
+        return fields
 
     def public_dict(self) -> dict:
         return {**self.key_fields(), "seed_label": self.seed_label}
@@ -149,8 +157,10 @@ def _base_record(entry: Entry, key: str | None) -> dict:
 
 
 def problem_record(entry: Entry, key: str | None, settings: GradeSettings) -> dict:
-    """The record of an entry that could not be judged (unknown challenge, missing file)."""
-    return {**_base_record(entry, key), "verdict": Verdict.INVALID_SUBMISSION.value, "message": entry.problem,
+    """The record of an entry that could not be judged: nothing handed in (``no_submission``), an unknown
+    challenge or an unusable file (``invalid_submission``)."""
+    verdict = Verdict.NO_SUBMISSION if entry.missing else Verdict.INVALID_SUBMISSION
+    return {**_base_record(entry, key), "verdict": verdict.value, "message": entry.problem,
             "seed": settings.public_seed, "secret_seed": bool(settings.secret), "tests": [], "benchmarks": [],
             "notes": [], "wall_s": 0.0, "graded_at": _now(), "gpu": None}
 

@@ -40,7 +40,12 @@ class GradeSession:
         """The record of entry ``index``, judged on ``device``."""
         entry = self.entries[index]
         return judge_entry(entry, self.specs.get(entry.spec_path), self.keys[index], self.settings, device,
-                           self.cancel)
+                           self.cancel, self.note)
+
+    def note(self, text: str) -> None:
+        """A plain line from a judgement under way (a step still running: pool.judge_entry); grade has no
+        live display, so on a terminal too."""
+        self.console.print(text, markup=False, highlight=False)
 
     def done(self, index: int, record: dict) -> None:
         """Keep entry ``index``'s record, show it, and rewrite the outputs."""

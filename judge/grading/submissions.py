@@ -20,10 +20,11 @@ import yaml
 from judge.base.languages import SOLUTION_SUFFIXES
 
 __all__ = ["Entry", "ManifestError", "ChallengeResolver", "discover", "parse_manifest", "entries_for",
-           "split_variant", "MANIFEST_VERSION"]
+           "split_variant", "missing_entries", "manifest_require_kernel", "MANIFEST_VERSION", "SOLUTION_SUFFIXES"]
 
 MANIFEST_VERSION = 1
-MANIFEST_KEYS = ("version", "challenges", "submissions")
+MANIFEST_KEYS = ("version", "challenges", "submissions", "require_kernel")
+# The files --dir takes for solutions, ``<who>/<challenge><suffix>``: SOLUTION_SUFFIXES (judge/base/languages.py).
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class Entry:
     challenge: str  # as the user wrote it: a name, an alias, or a .yaml path
     path: str  # the solution file
     spec_path: str | None = None  # the resolved spec; None when the challenge is unknown
-    problem: str = ""  # why it cannot be judged; graded as invalid_submission
+    problem: str = ""  # why it cannot be judged; graded as invalid_submission (no_submission when ``missing``)
+    missing: bool = False  # nothing handed in: an empty folder, a manifest's file that does not exist
     snapshot: object = None  # its bytes as read before grading began (grading/snapshot.py); judged from these
 
 
@@ -79,23 +81,37 @@ def split_variant(spec_path: str) -> tuple[str, str]:
     return spec_path, ""
 
 
-def discover(root: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """``(who, challenge, path)`` for each ``root/<who>/<challenge>.py`` (or ``.cu``), sorted, and warnings.
+def discover(root: Path) -> tuple[list[tuple[str, str, str]], list[str], list[str]]:
+    """``(who, challenge, path)`` for each ``root/<who>/<challenge>.py`` (or ``.cu``: SOLUTION_SUFFIXES), sorted, the
+    warnings, and the folders that hold no solution at all (``who``: graded ``no_submission``).
 
     Names starting with ``.`` or ``_`` (``.git``, ``__pycache__``, ``_helpers.py``)
     are skipped: a submission may carry helper modules beside its solutions.
     """
-    found, warnings = [], []
+    found, warnings, empty = [], [], []
     for who_dir in sorted(root.iterdir()):
         if who_dir.name.startswith((".", "_")):
             continue
         if not who_dir.is_dir():
             warnings.append(f"ignored {who_dir}: expected folders {root}/<who>/<challenge>.py")
             continue
-        for solution in sorted(who_dir.iterdir()):
-            if solution.suffix in SOLUTION_SUFFIXES and not solution.name.startswith((".", "_")):
-                found.append((who_dir.name, solution.stem, str(solution)))
-    return found, warnings
+        solutions = [p for p in sorted(who_dir.iterdir()) if p.suffix.lower() in SOLUTION_SUFFIXES
+                     and not p.name.startswith((".", "_")) and not p.is_dir()]
+        found += [(who_dir.name, solution.stem, str(solution)) for solution in solutions]
+        if not solutions:
+            empty.append(who_dir.name)
+    return found, warnings, empty
+
+
+def missing_entries(empty: list[str], entries: list[Entry], root: Path) -> list[Entry]:
+    """An entry ``no_submission`` for each folder of ``empty`` and each challenge the others handed in
+    (the known ones; one entry named ``-`` when none is known), so that a course sees who handed nothing in."""
+    challenges = dict.fromkeys((e.challenge, e.spec_path) for e in entries if e.spec_path is not None)
+    wanted = list(challenges) or [("-", None)]
+    suffixes = ", ".join(SOLUTION_SUFFIXES)
+    return [Entry(who, challenge, str(root / who), spec_path, missing=True,
+                  problem=f"no submission: {root / who} holds no solution file ({suffixes})")
+            for who in empty for challenge, spec_path in wanted]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -134,6 +150,8 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     problems = [f"unknown key {k!r}; allowed: {', '.join(MANIFEST_KEYS)}" for k in data if k not in MANIFEST_KEYS]
     if data.get("version", MANIFEST_VERSION) != MANIFEST_VERSION:
         problems.append(f"version: {data['version']!r} is not supported (only {MANIFEST_VERSION})")
+    if not isinstance(data.get("require_kernel", False), bool):
+        problems.append(f"require_kernel: expected true or false, got {data['require_kernel']!r}")
     aliases = _manifest_aliases(data.get("challenges"), base_dir, problems)
     resolver = ChallengeResolver({k: v for k, v in aliases.items() if v is not None}, search)
     broken = {k for k, v in aliases.items() if v is None}
@@ -141,6 +159,12 @@ def parse_manifest(text: str, source: str, base_dir: Path,
     if problems:
         raise ManifestError(source, problems)
     return resolver, items
+
+
+def manifest_require_kernel(text: str) -> bool:
+    """A valid manifest's ``require_kernel: true`` (the rule of --require-kernel for the whole grade)."""
+    data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    return data.get("require_kernel", False) is True
 
 
 def _manifest_aliases(section, base_dir: Path, problems: list[str]) -> dict:

@@ -57,6 +57,18 @@ class Mismatch:
         parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {self.got!r}")
         return "; ".join(parts + self.notes)
 
+    def cause(self) -> str:
+        """What went wrong, without the numbers: failures alike share it (judging/failures.py)."""
+        if self.modified_input:
+            return f"input '{self.name}' modified"
+        if not self.total:
+            return f"'{self.name}': wrong shape"
+        if self.unwritten == self.bad == self.total:
+            return f"'{self.name}': never written"
+        if self.unwritten == self.bad:
+            return f"'{self.name}': some elements never written"
+        return f"'{self.name}': wrong values" + (", some never written" if self.unwritten else "")
+
 
 def _index(index: tuple) -> str:
     return "[" + ", ".join(str(i) for i in index) + "]"

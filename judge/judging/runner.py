@@ -19,18 +19,19 @@ from dataclasses import dataclass, field
 import torch
 
 from judge import __version__
-from judge.challenge.cases import Case, benchmark_cases, call_seed, describe, generate_cases, limits_for, shrink, skipped_explicit
+from judge.challenge.cases import Case, benchmark_cases, call_seed, case_elements, describe, generate_cases, \
+    limits_for, shrink, skipped_explicit
 from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
-from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.spec import Spec
+from judge.judging.failures import headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.cpu_device import STAND_IN_NAMES, stand_ins_note
 from judge.worker.limits import Limits
 
-__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device"]
+__all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device", "headline"]
 
 UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
                       "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
@@ -39,6 +40,11 @@ TF32_HINT = ("the result matches a matmul whose inputs were rounded to TF32 (10-
              "precision on NVIDIA GPUs since Ampere is TF32, about 1e-3 relative error. Use tl.dot(a, b, "
              "input_precision=\"ieee\") for fp32 accuracy, or \"tf32x3\" for speed with fp32-level error "
              "(solutions/matmul/tf32x3.py)")
+NO_KERNEL = ("solve() launched no Triton kernel of its own in this call (a @triton.jit function of the solution's "
+             "files): the rule that the answer come from the solution's own kernel (--require-kernel, or the "
+             "challenge's require_kernel: true) rejects an answer that torch computed alone")
+REQUIRE_KERNEL_NOTE = ("rule: every solve() call must launch a Triton kernel of the solution's own (--require-kernel, "
+                       "or the challenge's require_kernel); a call that launches none is invalid_submission")
 CUDA_ON_CPU_NOTE = ("solve() put tensors on 'cuda' by name; in CPU mode the judge's device is this CPU, so they "
                     "were made there (on a GPU they go to the judged GPU)")
 
@@ -66,9 +72,12 @@ class Options:
     remeasure_peaks: bool = False
     worker_env: dict = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # output, host and GPU memory of the worker
-    cpu_elements: int = CPU_ELEMENT_BUDGET  # CPU mode, LeetGPU folders: larger functional tests are skipped
+    # CPU mode, the largest test in tensor elements (--cpu-elements): YAML specs scale their caps to it (None:
+    # the spec's interpret.max), LeetGPU folders skip larger tests (None: CPU_ELEMENT_BUDGET)
+    cpu_elements: int | None = None
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
+    require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -212,6 +221,7 @@ class Runner:
         self.shrunk = False
         self.worker_deaths = 0
         self.cuda_calls: set[str] = set()  # CPU mode: the torch.cuda functions the solution called (its note)
+        self.require_kernel = options.require_kernel or bool(getattr(spec, "require_kernel", False))
         self.result = RunResult(
             challenge=spec.name, solution=str(solution), mode="interpret" if self.interpret else "gpu",
             seed=self.seed, device=self.device)
@@ -251,25 +261,29 @@ class Runner:
 
     def prepare(self) -> list[Case]:
         """The functional tests, the CPU-mode notes and the reference (ShippedRunner has its own)."""
-        cases = generate_cases(self.spec, self.seed, self.interpret)
+        cases = generate_cases(self.spec, self.seed, self.interpret, self.options.cpu_elements)
         if not cases:
             raise ReferenceError_(f"{self.spec.source}: no test size satisfies the ranges, the constraints "
                                   "and the size limits")
         self.note_caps()
+        self.note_rules()
         self.reference = Reference(self.spec, self.device)
         return cases
 
+    def note_rules(self) -> None:
+        if self.require_kernel:
+            self.result.notes.append(REQUIRE_KERNEL_NOTE)
+
     def note_caps(self) -> None:
+        """CPU mode's notes: the caps (and the option that moves them), the explicit sizes they leave out
+        and the exact option that runs them."""
         if not self.interpret:
             return
-        caps = describe({n: hi for n, (_, hi) in limits_for(self.spec, True).items()})
-        self.result.notes.append(
-            f"CPU mode (Triton interpreter): sizes capped at {caps}; times are interpreter wall times, not GPU times")
-        skipped = skipped_explicit(self.spec, True)
+        budget = self.options.cpu_elements
+        self.result.notes.append(cpu_caps_note(self.spec, budget))
+        skipped = skipped_explicit(self.spec, True, budget)
         if skipped:
-            self.result.notes.append(
-                f"{len(skipped)} explicit test size(s) above the CPU-mode caps were not run: "
-                + "; ".join(c.label() for c in skipped[:4]) + (" ..." if len(skipped) > 4 else ""))
+            self.result.notes.append(skipped_note(self.spec, skipped))
 
     def start_worker(self) -> bool:
         self.events.status("starting the worker and importing the solution")
@@ -463,6 +477,9 @@ class Runner:
                 self.worker.stop()  # its GPU context is gone: the death counts, a fresh worker follows
                 self.worker, self.worker_deaths = None, self.worker_deaths + 1
             return outcome
+        if self.require_kernel and not _launched_own_kernel(header):
+            return CaseResult(case.name, case.kind, case.params, Verdict.INVALID_SUBMISSION, NO_KERNEL,
+                              header.get("time_ms"))
         try:
             problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
         except BadReply as exc:
@@ -471,11 +488,11 @@ class Runner:
             self.stop_worker_for_memory()
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if problems:
-            message = " | ".join(p.message() for p in problems)
+            message, cause = " | ".join(p.message() for p in problems), " | ".join(p.cause() for p in problems)
             if self.looks_like_tf32(case, seed, problems):
-                message = f"{TF32_HINT}\n{message}"
+                message, cause = f"{TF32_HINT}\n{message}", f"{cause} (a TF32 matmul)"
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
-                              header.get("time_ms"))
+                              header.get("time_ms"), cause=f"wrong_answer: {cause}")
         return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
 
     def looks_like_tf32(self, case: Case, seed: int, problems: list) -> bool:
@@ -544,8 +561,8 @@ class Runner:
         if self.interpret and "SIGSEGV" in message:
             message += (" (under Triton's interpreter this is usually an out-of-bounds tl.load or"
                         " tl.store: check the masks)")
-        if tail.strip():
-            message = f"{message}\n--- solution output (tail) ---\n{tail.rstrip()}"
+        if tail:
+            message = f"{message}\n{tail}"
         if self.worker is not None and not self.worker.alive:
             self.worker_deaths += 1
             self.worker.stop()
@@ -564,12 +581,15 @@ class Runner:
         self.events.status(f"searching for a smaller failing size than {case.label()}")
 
         def fails(params: dict) -> bool:
+            """Whether ``params`` fails in the same way: a smaller case that fails otherwise (another
+            verdict, another cause) is no smaller example of this failure (a cap on all calls' output
+            once made every later call fail, and rows=1, cols=1 was named although it had passed)."""
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 return False  # each death costs a new worker: stop searching
-            probe = Case(f"shrink:{describe(params)}", "shrink", params)
-            return not self.run_case(probe).passed
+            probe = self.run_case(Case(f"shrink:{describe(params)}", "shrink", params))
+            return probe.verdict == outcome.verdict and probe.cause == outcome.cause
 
-        limits = limits_for(self.spec, self.interpret)
+        limits = limits_for(self.spec, self.interpret, self.options.cpu_elements)
         smallest, calls = shrink(self.spec, case.params, fails, budget, limits)
         outcome.details["smallest_failing"] = smallest
         outcome.details["shrink_calls"] = calls
@@ -655,18 +675,35 @@ def _verdict_of(header: dict) -> Verdict:
         verdict = Verdict(header.get("verdict"))
     except ValueError:
         return Verdict.RUNTIME_ERROR
-    return verdict if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED) else Verdict.RUNTIME_ERROR
+    reportable = verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED, Verdict.NO_SUBMISSION)
+    return verdict if reportable else Verdict.RUNTIME_ERROR
 
 
-def headline(message: str) -> str:
-    """The line of a message worth a summary: a traceback's last line, else the first."""
-    lines = [line for line in message.strip().splitlines() if line.strip()]
-    if not lines:
-        return ""
-    if lines[0].startswith("fails at"):
-        return lines[0] + ": " + headline("\n".join(lines[1:]))
-    if lines[0].startswith("Traceback"):
-        body = [line for line in lines if not line.startswith((" ", "Traceback", "---"))]
-        return body[0] if body else lines[-1]
-    return lines[0]
+def cpu_caps_note(spec: Spec, cpu_elements: int | None) -> str:
+    """``CPU mode (Triton interpreter): sizes capped at rows=48, cols=48 (the spec allows rows=8192, ...)...``"""
+    limits = limits_for(spec, True, cpu_elements)
+    caps = describe({name: high for name, (_, high) in limits.items()})
+    largest = case_elements(spec, {name: high for name, (_, high) in limits.items()})
+    capped = [name for name, (_, high) in limits.items() if high < spec.sizes[name][1]]
+    why = (f"--cpu-elements {cpu_elements}" if cpu_elements is not None else "the spec's interpret.max")
+    more = (f" (by {why}; the spec allows {describe({n: spec.sizes[n][1] for n in capped})}; the largest test "
+            f"holds {largest:,} tensor elements, and --cpu-elements N scales the caps to tests of N)") if capped else ""
+    return (f"CPU mode (Triton interpreter): sizes capped at {caps}{more}; times are interpreter wall times, "
+            "not GPU times")
+
+
+def skipped_note(spec: Spec, skipped: list[Case]) -> str:
+    """Which explicit sizes the CPU-mode caps left out, and the exact option that runs them."""
+    sized = sorted(((case_elements(spec, c.params), c) for c in skipped), key=lambda pair: pair[0])
+    listed = "; ".join(f"{c.name} ({c.label()}: {n:,} elements)" for n, c in sized[:4])
+    run = (f"--cpu-elements {sized[0][0]} runs it" if len(sized) == 1 else
+           f"--cpu-elements {sized[0][0]} runs the smallest, --cpu-elements {sized[-1][0]} all of them")
+    return (f"{len(skipped)} explicit test size(s) above the CPU-mode caps were not run: {listed}"
+            f"{' ...' if len(sized) > 4 else ''}; {run} (the interpreter takes longer with every element)")
+
+
+def _launched_own_kernel(header: dict) -> bool:
+    """Whether a call's reply says it launched a kernel of the solution's own (worker/launches.py)."""
+    count = header.get("own_launches")
+    return type(count) is int and count > 0
 

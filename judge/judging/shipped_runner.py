@@ -18,6 +18,7 @@ import torch
 
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs
+from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.shipped import input_payload
 from judge.challenge.shipped_module import tensors as module_tensors
 from judge.challenge.spec import Tensor
@@ -124,16 +125,17 @@ class ShippedRunner(Runner):
 
     def prepare(self) -> list[Case]:
         self.events.status("building the tests with the challenge's generators")
-        budget = self.options.cpu_elements if self.interpret else None
+        budget = (self.options.cpu_elements or CPU_ELEMENT_BUDGET) if self.interpret else None
         cases, skipped = build_tests(self.spec, self.device, self.seed, budget)
         if self.interpret:
             self.result.notes.append("CPU mode (Triton interpreter): times are interpreter wall times, not GPU times")
         if skipped:
             self.result.notes.append(
                 f"{len(skipped)} functional test(s) above the CPU-mode budget of {budget} tensor elements were not "
-                "run (--cpu-elements N of judge run and judge watch raises it): "
-                + "; ".join(f"{c.name} ({c.label()}, {c.elements} elements)" for c in skipped[:4])
-                + (" ..." if len(skipped) > 4 else ""))
+                "run: " + "; ".join(f"{c.name} ({c.label()}, {c.elements} elements)" for c in skipped[:4])
+                + (" ..." if len(skipped) > 4 else "")
+                + f"; --cpu-elements {max(c.elements for c in skipped)} runs them all")
+        self.note_rules()
         self.reference = ShippedReference(self.spec, self.device)
         return cases
 

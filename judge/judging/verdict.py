@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from judge.base.exit_codes import ExitCode
+from judge.judging.failures import message_cause
 
 __all__ = ["Verdict", "CaseResult", "overall_verdict", "exit_code_for"]
 
@@ -18,6 +19,7 @@ class Verdict(str, Enum):
     COMPILE_ERROR = "compile_error"
     INVALID_SUBMISSION = "invalid_submission"
     SKIPPED = "skipped"  # a case that was not run (after a time-out, or too large for CPU mode)
+    NO_SUBMISSION = "no_submission"  # judge grade: nothing handed in (an empty folder, a missing file); a failure
 
     def __str__(self) -> str:
         return self.value
@@ -26,7 +28,7 @@ class Verdict(str, Enum):
 # When several cases fail differently, the run's verdict is the first failure
 # in case order; a skipped case never decides it.
 _FAILURES = (Verdict.INVALID_SUBMISSION, Verdict.COMPILE_ERROR, Verdict.RUNTIME_ERROR,
-             Verdict.TIME_LIMIT_EXCEEDED, Verdict.WRONG_ANSWER)
+             Verdict.TIME_LIMIT_EXCEEDED, Verdict.WRONG_ANSWER, Verdict.NO_SUBMISSION)
 
 
 @dataclass
@@ -40,6 +42,11 @@ class CaseResult:
     message: str = ""
     time_ms: float | None = None  # of the checked call: GPU event time, or wall time in CPU mode
     details: dict = field(default_factory=dict)
+    cause: str = ""  # a failure's cause, shared by failures alike (judging/failures.py); "" when passed
+
+    def __post_init__(self) -> None:
+        if not self.cause and self.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED):
+            self.cause = message_cause(self.verdict.value, self.message)
 
     @property
     def passed(self) -> bool:
@@ -48,6 +55,8 @@ class CaseResult:
     def as_dict(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "params": dict(self.params),
                "verdict": self.verdict.value, "message": self.message, "time_ms": self.time_ms}
+        if self.cause:
+            out["cause"] = self.cause
         out.update(self.details)
         return out
 

@@ -14,11 +14,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from judge.judging.failures import group_failures
 from judge.judging.verdict import Verdict
 
 MARKS = {Verdict.ACCEPTED: ("✓", "green"), Verdict.SKIPPED: ("-", "dim")}
 FAIL_MARK = ("✗", "red")
 PLAIN_WIDTH = 400
+MAX_FAILURES = 3  # distinct failures (failed cases grouped by cause) shown in full: judge run --max-failures
+NAMED_CASES = 8  # the other cases of a group, named by case and sizes
 
 
 def plain_wanted(stream) -> bool:
@@ -51,38 +54,65 @@ def _fmt_ms(value) -> str:
     return f"{value:.4f}" if value < 1 else f"{value:.3f}" if value < 100 else f"{value:.1f}"
 
 
+def failure_groups(tests) -> list[list]:
+    """The failed cases of ``tests`` grouped by cause (judging/failures.py), first failure first."""
+    failed = [case for case in tests if case.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED)]
+    return [[failed[i] for i in group] for group in group_failures([case.cause for case in failed])]
+
+
 def render_tests(console: Console, result) -> None:
     # One call per case, compile time included: the benchmark table has the timings.
     unit = "call (ms, interpreter)" if result.mode == "interpret" else "call (ms, incl. JIT)"
     table = Table(box=table_box(console), title=None, show_edge=not console.no_color)
     for header in ("", "case", "sizes", "verdict", unit, "detail"):
         table.add_column(header, no_wrap=header != "detail")
+    same_as = {id(case): group[0].name for group in failure_groups(result.tests) for case in group[1:]}
     for case in result.tests:
         mark, style = MARKS.get(case.verdict, FAIL_MARK)
         sizes = ", ".join(f"{k}={v}" for k, v in case.params.items())
+        detail = f"the same as {case_name}" if (case_name := same_as.get(id(case))) else _first_line(case.message)
         table.add_row(f"[{style}]{mark}[/]", escape(case.name), sizes, f"[{style}]{case.verdict.value}[/]",
-                      _fmt_ms(case.time_ms), escape(_first_line(case.message)))
+                      _fmt_ms(case.time_ms), escape(detail))
     console.print(table)
 
 
-def render_failures(console: Console, result) -> None:
-    """Full messages of failed cases (the table shows only their first line)."""
-    for case in result.tests:
-        if case.verdict in (Verdict.ACCEPTED, Verdict.SKIPPED):
-            continue
-        sizes = ', '.join(f'{k}={v}' for k, v in case.params.items())
-        console.print(f"[red]{case.verdict.value}[/] on {escape(case.name)}{f' ({sizes})' if sizes else ''}:")
-        console.print(case.message, markup=False, highlight=False)
+def _case_label(case) -> str:
+    return f"{case.name} ({', '.join(f'{k}={v}' for k, v in case.params.items())})"
+
+
+def _named(cases: list, limit: int = NAMED_CASES) -> str:
+    """``edge-2 (rows=48, cols=1), ... and 9 more``: cases named briefly."""
+    named = ", ".join(_case_label(case) for case in cases[:limit])
+    return named + (f" and {len(cases) - limit} more" if len(cases) > limit else "")
+
+
+def render_failures(console: Console, result, max_failures: int = MAX_FAILURES) -> None:
+    """Failed cases that share their cause as one: the first in full (the table shows only first lines),
+    then the others by name; ``max_failures`` distinct failures in full, the rest named in one line."""
+    groups = failure_groups(result.tests)
+    for group in groups[:max_failures]:
+        first = group[0]
+        console.print(f"[red]{first.verdict.value}[/] on {escape(_case_label(first))}:")
+        console.print(first.message, markup=False, highlight=False)
+        if len(group) > 1:
+            console.print(f"the same in {len(group) - 1} more case{'s' if len(group) > 2 else ''}: "
+                          f"{escape(_named(group[1:]))}")
+        console.print()
+    rest = groups[max_failures:]
+    if rest:
+        console.print(f"{len(rest)} more distinct failure{'s' if len(rest) > 1 else ''}, not shown in full "
+                      f"(--max-failures {len(groups)} shows them): "
+                      + escape("; ".join(f"{g[0].verdict.value} on {_named(g)}" for g in rest)))
         console.print()
 
 
-def render_run(console: Console, result, benchmarks_renderer=None) -> None:
-    """The whole report of one run."""
+def render_run(console: Console, result, benchmarks_renderer=None, max_failures: int = MAX_FAILURES) -> None:
+    """The whole report of one run; ``max_failures``: distinct failures shown in full."""
     console.print(f"[bold]{escape(result.challenge)}[/] · {escape(result.solution)} · "
                   f"mode {result.mode} · device {escape(result.device)} · seed {result.seed}")
     if result.tests:
         render_tests(console, result)
-        render_failures(console, result)
+        render_failures(console, result, max_failures)
     if result.benchmarks and benchmarks_renderer is not None:
         benchmarks_renderer(console, result)
     for note in result.notes:

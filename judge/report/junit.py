@@ -1,7 +1,7 @@
 """JUnit XML of a grade document, for CI test reports.
 
 One ``<testsuite>`` per submission, one ``<testcase>`` per challenge.  A wrong
-answer or a time-out is a ``<failure>``; a crash, a compile error or an invalid
+answer, a time-out or nothing handed in (``no_submission``) is a ``<failure>``; a crash, a compile error or an invalid
 submission is an ``<error>`` (it never got as far as an answer); an entry not
 graded yet (an interrupted run) is ``<skipped>``.  The failure's ``message``
 is the one-line verdict; its text names each failing case, its sizes and the
@@ -13,16 +13,18 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from judge.judging.failures import group_failures
+
 __all__ = ["grade_to_junit", "FAILURE_VERDICTS", "ERROR_VERDICTS"]
 
-FAILURE_VERDICTS = ("wrong_answer", "time_limit_exceeded")
+FAILURE_VERDICTS = ("wrong_answer", "time_limit_exceeded", "no_submission")
 ERROR_VERDICTS = ("runtime_error", "compile_error", "invalid_submission")
 # XML 1.0 forbids most control characters even escaped; a solution's output tail
 # may contain them (and ANSI colour codes), which would make the file unreadable.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MESSAGE_CHARS = 300
-MAX_CASES = 5  # failing cases spelled out per testcase; the first one matters most
+MAX_CASES = 5  # distinct failures spelled out per testcase; the first one matters most
 
 
 def xml_text(text) -> str:
@@ -34,7 +36,8 @@ def _sizes(params: dict) -> str:
 
 
 def failure_text(record: dict) -> str:
-    """Every failing case of a record: verdict, case name, sizes, then its full message."""
+    """Every failure of a record: cases that share their cause as one (the first case's verdict, name, sizes
+    and full message, then the others by name), at most MAX_CASES distinct failures in full."""
     failed = lambda c: c.get("verdict", "accepted") not in ("accepted", "skipped")  # noqa: E731
     cases = [(c, "") for c in record.get("tests", []) if failed(c)]
     cases += [(c, " (timed benchmark)") for c in record.get("benchmarks", []) if failed(c)]
@@ -42,11 +45,16 @@ def failure_text(record: dict) -> str:
     passed = sum(1 for c in ran if c.get("verdict") == "accepted")
     parts = [headline(record), f"{passed} of {len(ran)} tests passed" if ran else "no test ran",
              f"file: {record.get('file', '')}"]
-    for case, kind in cases[:MAX_CASES]:
+    groups = group_failures([c.get("cause") for c, _ in cases])
+    for group in groups[:MAX_CASES]:
+        case, kind = cases[group[0]]
         parts.append(f"\n{case['verdict']} on {case['name']}{kind} ({_sizes(case.get('params'))}):\n"
                      f"{case.get('message', '')}".rstrip())
-    if len(cases) > MAX_CASES:
-        parts.append(f"\n... and {len(cases) - MAX_CASES} more failing case(s) (all are in the --json file)")
+        if len(group) > 1:
+            parts.append(f"the same in {len(group) - 1} more case(s): "
+                         + ", ".join(f"{cases[i][0]['name']} ({_sizes(cases[i][0].get('params'))})" for i in group[1:]))
+    if len(groups) > MAX_CASES:
+        parts.append(f"\n... and {len(groups) - MAX_CASES} more distinct failure(s) (all are in the --json file)")
     return "\n".join(parts)
 
 

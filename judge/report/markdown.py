@@ -10,7 +10,7 @@ import re
 
 __all__ = ["grade_to_markdown", "cell"]
 
-MARKS = {"accepted": "✅", "pending": "⏳"}
+MARKS = {"accepted": "✅", "pending": "⏳", "no_submission": "📭"}
 FAIL_MARK = "❌"
 DETAIL_CHARS = 160
 # A solution's output tail may carry colour codes and control characters.

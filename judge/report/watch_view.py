@@ -19,8 +19,9 @@ class WatchOutput:
     """Shows each judgement; ``echo`` (click.echo's signature: ``err=True`` for stderr)
     prints the JSON lines and the problems with the file."""
 
-    def __init__(self, as_json: bool, solution: str, backend: str, echo: Callable[..., None]):
+    def __init__(self, as_json: bool, solution: str, backend: str, echo: Callable[..., None], max_failures: int = 3):
         self.as_json, self.solution, self.backend, self.echo = as_json, solution, backend, echo
+        self.max_failures = max_failures  # distinct failures shown in full (console.render_failures)
         self.console = make_console()
         self.terminal = not as_json and not plain_wanted(sys.stdout)
 
@@ -38,7 +39,7 @@ class WatchOutput:
         if self.terminal:
             self.console.clear()
         self.console.rule(f"judgement {count} · {time.strftime('%H:%M:%S')}", style="dim")
-        render_run(self.console, result, render_benchmarks)
+        render_run(self.console, result, render_benchmarks, self.max_failures)
         if changes:
             self.console.print("[bold]since the previous judgement:[/]")
             for line in changes:

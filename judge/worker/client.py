@@ -25,7 +25,12 @@ from judge.worker.limits import Limits, MemoryWatchdog
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spawn_early", "gpu_likely"]
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
-OUTPUT_TAIL_BYTES = 4000
+# What a failure's message shows of the solution's output: its last lines, short (issue 29: a solution
+# printing 10 MB put 55 KB on the terminal, 4000 bytes per failed case).
+OUTPUT_TAIL_BYTES = 2000
+OUTPUT_TAIL_LINES = 20
+OUTPUT_LINE_CHARS = 240  # a longer line is cut
+OUTPUT_MARK = "--- solution output"  # judging/failures.py leaves what follows it out of a failure's cause
 
 
 def judge_triton_cache() -> str:
@@ -225,10 +230,12 @@ class Worker:
         self.area = JudgeArea.create()
         fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
         try:
-            with open(self.output_path, "wb") as output:
+            # Appending: emptied at every request (new_output), the file counts one call's output against
+            # RLIMIT_FSIZE, not all calls' together.
+            with open(self.output_path, "ab") as output:
                 # Read through this descriptor only: the solution may replace the path (a folder, a
                 # link to another file), never the file the judge opened.
-                self._output_fd = os.open(self.output_path, os.O_RDONLY | os.O_CLOEXEC)
+                self._output_fd = os.open(self.output_path, os.O_RDWR | os.O_CLOEXEC)
                 self.process = self._start_process(list(fds), output)
         finally:  # the child has its copies; on failure the judge keeps none
             os.close(request_r)
@@ -358,9 +365,21 @@ class Worker:
         reply (views of the shared area) are valid until the next ``request`` or
         ``receive`` on this worker.
         """
+        self.new_output()
         self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0), blobs,
                    time.monotonic() + timeout, what)
         return self._receive(timeout, what, cap)
+
+    def new_output(self) -> None:
+        """Empty the output capture before a request: the output limit (``Limits.output_bytes``, the
+        worker's RLIMIT_FSIZE) is then what one call may print, and a failure's tail is its own call's.
+        The worker writes in append mode, so it writes at the start again (a solution that clears
+        O_APPEND on its stdout writes on at its offset, and its calls' output counts together again)."""
+        if self._output_fd is not None:
+            try:
+                os.ftruncate(self._output_fd, 0)
+            except OSError:
+                pass
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
         """Wait for the next message of a multi-message reply (``bench``)."""
@@ -442,8 +461,8 @@ class Worker:
             cause = (f"wrote {self.watchdog.tripped_disk / 1024**3:.1f} GiB of files into its folder, over the "
                      f"limit of {self.limits.scratch_bytes / 1024**3:.1f} GiB, and was killed")
         elif code == -signal.SIGXFSZ:
-            cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB (output or files) "
-                     "and was killed")
+            cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB in one call (printed output) "
+                     "or into one file, and was killed")
         elif code is not None and code < 0:
             try:
                 cause = f"was killed by signal {signal.Signals(-code).name}"
@@ -455,8 +474,10 @@ class Worker:
             cause = detail or "stopped answering"
         return f"the solution's process {cause} {when}"
 
-    def output_tail(self, limit: int = OUTPUT_TAIL_BYTES) -> str:
-        """The last ``limit`` bytes the solution printed (stdout and stderr), as clean text; never raises."""
+    def output_tail(self, limit: int = OUTPUT_TAIL_BYTES, lines: int = OUTPUT_TAIL_LINES) -> str:
+        """What the solution printed (stdout and stderr) since the last request began, or while it loaded,
+        as clean text under a line that says how much of it this is: at most its last ``lines`` lines and
+        ``limit`` bytes; "" when it printed nothing.  Never raises."""
         if self._output_fd is None:
             return ""
         try:
@@ -464,4 +485,22 @@ class Worker:
             data = os.pread(self._output_fd, limit, max(0, size - limit))
         except OSError:
             return ""
-        return ("..." if size > limit else "") + protocol.clean_text(data.decode("utf-8", "replace"))
+        text = protocol.clean_text(data.decode("utf-8", "replace")).rstrip()
+        if not text.strip():
+            return ""
+        every = text.splitlines()
+        kept = [line if len(line) <= OUTPUT_LINE_CHARS else line[:OUTPUT_LINE_CHARS - 1] + "…"
+                for line in every[-lines:]]
+        if size <= limit and len(kept) == len(every):
+            return f"{OUTPUT_MARK} ---\n{text}"
+        if size > limit and len(kept) == len(every):
+            kept[0] = "..." + kept[0]  # the first line shown is cut at its start
+        return f"{OUTPUT_MARK}: its last {len(kept)} line(s), of {_amount(size)} printed ---\n" + "\n".join(kept)
+
+
+def _amount(size: int) -> str:
+    """``312 bytes``, ``4.9 KB``, ``10.0 MB``: a size of printed output."""
+    for unit, scale in (("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"

@@ -1,8 +1,10 @@
 """Resource limits of the worker process (docs/security.md).
 
 - Captured output: ``RLIMIT_FSIZE`` caps every file the worker writes,
-  its stdout/stderr capture file included; printing past it kills the worker
-  with SIGXFSZ, which the judge reports as "printed too much".
+  its stdout/stderr capture file included, which the judge empties before
+  every request (client.Worker.new_output): so it caps what one call prints.
+  Printing past it fails the write (EFBIG: Python ignores SIGXFSZ), which the
+  judge reports as "wrote more than N MiB in one call".
 - Host memory: a watchdog thread in the judge reads the worker's resident
   memory from /proc every 50 ms and kills it past the limit.  (``RLIMIT_AS``
   cannot be used: CUDA reserves far more virtual address space than memory.)

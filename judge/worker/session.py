@@ -17,7 +17,7 @@ import torch
 from judge.challenge import shipped, shipped_module, tensors as tensor_args
 from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
-from judge.worker import compile_events, cuda_build, loader, protocol, sandbox
+from judge.worker import compile_events, cuda_build, launches, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -103,6 +103,7 @@ class Session:
                 self.cpu_device.__enter__()  # for the process's life: an import may allocate too
                 self.cuda_stand_ins = CudaStandIns().install()  # before the fingerprint: torch.cuda, not the judge's
             compile_events.install(self.fd, self.gpu)  # before the solution: its import may compile
+            launches.install(self.init["solution"])  # its own kernels' launches, per call (--require-kernel)
             self.spec = protocol.spec_from_message(self.init["spec"])
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/base/bytecode.py)
@@ -340,9 +341,11 @@ class Session:
             for index, param in tensor_args.tensor_params(self.spec):
                 if param.role == "out" and param.name not in kept:  # kept: they start as the challenge made them
                     args[index].zero_()
+        launches.LAUNCHES.reset()
         elapsed_ms = self.timed_call(args)
+        own_launches = launches.LAUNCHES.count
         self.check_call()
-        header = {"ok": True, "op": "result", "time_ms": elapsed_ms}
+        header = {"ok": True, "op": "result", "time_ms": elapsed_ms, "own_launches": own_launches}
         if self.cpu_device is not None and self.cpu_device.count:
             header["cuda_on_cpu"] = self.cpu_device.count  # so far, import included: the run's note says so
         if self.cuda_stand_ins is not None and self.cuda_stand_ins.used:
@@ -394,7 +397,8 @@ class Session:
             message = loader.format_error(exc, self.init["solution"])
         if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: RLIMIT_FSIZE (Python ignores SIGXFSZ)
             limit = int(self.init.get("output_bytes", 0)) // 1024**2
-            message += f"\n(the solution wrote more than {limit} MiB of output or files and was stopped)"
+            message += (f"\n(the solution wrote more than {limit} MiB in one call (printed output) or into one file, "
+                        "and was stopped)")
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             fraction = float(self.init.get("gpu_memory_fraction", 0.75))
             message += f"\n(the worker may use {fraction:.0%} of the GPU's memory; the rest is the judge's)"
