@@ -144,6 +144,8 @@ def fake_nvcc(tmp_path, monkeypatch):
     root = tmp_path / "cuda"
     (root / "bin").mkdir(parents=True)
     (root / "lib64").mkdir()
+    (root / "include").mkdir()
+    (root / "include" / "cuda_runtime.h").write_text("// a stand-in toolkit\n")
     path = root / "bin" / "nvcc"
     path.write_text(FAKE_NVCC.format(python=sys.executable))
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
@@ -268,7 +270,7 @@ def test_a_grade_folder_finds_cuda_submissions(tmp_path):
     (tmp_path / "ada" / "transpose.cu").write_text("//\n")
     (tmp_path / "ada" / "copy.py").write_text("#\n")
     (tmp_path / "ada" / "notes.txt").write_text("\n")
-    found, _ = discover(tmp_path)
+    found, _, _ = discover(tmp_path)
     assert [(who, challenge) for who, challenge, _ in found] == [("ada", "copy"), ("ada", "transpose")]
 
 

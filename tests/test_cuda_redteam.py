@@ -106,28 +106,38 @@ def test_a_run_or_rank_worker_cannot_write_other_solutions_builds(tmp_path, monk
 
 
 @needs_nvcc
-def test_a_planted_library_is_not_what_another_solution_is_judged_with(tmp_path):
-    """RED TEAM 3, the whole attack without a GPU (FAILS NOW): build naive.cu and the poisoner with the
-    real nvcc into one cache; load the poisoner's library in a process confined by the sandbox that
-    client.Worker._policy gives a `judge run` worker (Landlock and seccomp on: it cannot even read
-    /etc/hostname); then look naive.cu up again: the cache hands back the planted "!" copy, whose
-    solve() computes nothing."""
+def test_a_planted_library_is_not_what_another_solution_is_judged_with(tmp_path, monkeypatch):
+    """RED TEAM 3, the whole attack without a GPU: build naive.cu and the poisoner with the real nvcc into
+    the judge's cache; load the poisoner's library in a process confined by the policy client.Worker gives
+    a `judge run` worker for it (Landlock and seccomp on); then look naive.cu up again: it must still be
+    its own library, not a planted "!" copy whose solve() computes nothing.  (Failed when the worker
+    could write the cache; the judge now builds and only the judge writes there.)"""
     from judge.worker import sandbox
 
     if not sandbox.available()["landlock"].startswith("on"):
         pytest.skip("no Landlock here")
-    cache = str(tmp_path / "cache")
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "judge-cache"))
+    monkeypatch.delenv("JUDGE_SANDBOX", raising=False)
+    attacker_file = _solution(tmp_path / "attacker", (SOLUTIONS / "redteam_cuda_cache_poison.cu").read_text(),
+                              "poison.cu")
+    worker = Worker(attacker_file, TRANSPOSE, "cuda:0", False)
+    worker.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
+    settings = worker._cuda_settings(60)
+    cache = settings["cache"]
     victim = _real_build(str(ROOT / "solutions" / "transpose" / "naive.cu"), cache)
-    attacker = _real_build(str(SOLUTIONS / "redteam_cuda_cache_poison.cu"), cache)
-    (tmp_path / "scratch").mkdir()
+    attacker = _real_build(attacker_file, cache)
+    worker.cuda = dict(settings, library=attacker.library)
+    policy = worker._policy()
     code = textwrap.dedent(f"""
         import ctypes
         from judge.worker import sandbox
-        policy = sandbox.policy_for({str(SOLUTIONS)!r}, {str(tmp_path / 'scratch')!r}, ({cache!r},), ())
-        print(sandbox.apply(policy))
+        print(sandbox.apply(sandbox.Policy.from_message({policy!r})))
         ctypes.CDLL({attacker.library!r})
     """)
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120)
+    try:
+        subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    finally:
+        worker.workdir.cleanup()
     again = _real_build(str(ROOT / "solutions" / "transpose" / "naive.cu"), cache)
     assert again.library == victim.library, f"naive.cu would now be judged with {again.library}"
     assert not hasattr(ctypes.CDLL(again.library), "redteam_planted")
@@ -207,7 +217,10 @@ def test_a_wrapper_nvcc_does_not_open_the_home_folder_to_the_sandbox(tmp_path, m
     worker = Worker(solution, TRANSPOSE, "cuda:0", False, untrusted=True)  # judge grade
     worker.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
     try:
-        worker.cuda = worker._cuda_settings(60)
+        try:
+            worker.cuda = dict(worker._cuda_settings(60), library=str(tmp_path / "judge-cache" / "x" / "solution.so"))
+        except cuda_build.CudaUnavailable:
+            return  # no toolkit found (no /usr/local/cuda here): refusing is secure too
         readable = [os.path.abspath(p) for p in worker._policy()["read"]]
         key = str(home / ".ssh" / "id_ed25519")
         assert not [r for r in readable if os.path.commonpath([r, key]) == r], \

@@ -348,6 +348,9 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     clear_hooks()  # before any more of the judge's code runs: work a hook queues now is still timed
     lead_us = (_clock() - start) * 1e6
     _record(end, stream)
+    after = getattr(session, "after_solve", None)
+    if after is not None:  # untimed by the events (after the end event), before the synchronize
+        after()
     # The whole device, not just the end event: work solve() left on a stream of its own must be
     # done before the next call's inputs are drawn (the allocator may hand them this call's memory)
     # or its outputs are read.  Without this the verdict of such a solution was a race.

@@ -17,7 +17,8 @@ from pathlib import Path
 from judge.base.bytecode import worker_bytecode_env
 from judge.base.languages import is_cuda_source
 from judge.worker import protocol, sandbox
-from judge.worker.cuda_build import CudaUnavailable, cuda_settings, toolkit_root
+from judge.worker import cuda_build
+from judge.worker.cuda_build import CudaUnavailable, cuda_settings
 from judge.worker.area import AreaError, JudgeArea, span
 from judge.worker.deadline import CallDeadline
 from judge.worker.limits import Limits, MemoryWatchdog
@@ -158,11 +159,10 @@ class Worker:
         if self.process is None:
             self.spawn()
         self._initialized = True  # from here it reads its requests: stop() may ask it to exit
-        try:
-            self.cuda = self._cuda_settings(timeout) if is_cuda_source(self.solution) else None
-        except CudaUnavailable as exc:
-            self.stop()
-            raise SubmissionInvalid(str(exc)) from None
+        if is_cuda_source(self.solution):
+            started = time.monotonic()
+            self.cuda = self._built_cuda(timeout)
+            timeout = max(1.0, timeout - (time.monotonic() - started))
         self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
                     "device": self.device,
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
@@ -176,17 +176,42 @@ class Worker:
             raise SubmissionInvalid(header.get("message", "the solution could not be loaded"),
                                     str(header.get("verdict", "invalid_submission")))
         self.protections = header.get("protections") if isinstance(header.get("protections"), dict) else {}
-        self.build = header.get("build") if isinstance(header.get("build"), dict) else {}
 
     def _cuda_settings(self, timeout: float) -> dict:
-        """What the worker needs to build and call a CUDA C++ solution (judge/worker/cuda_solve.py): nvcc,
-        the build cache (the user's, or this worker's own under ``judge grade``), the C argument types."""
+        """What it takes to build and call a CUDA C++ solution (judge/worker/cuda_solve.py): nvcc and its
+        toolkit, the judge's build cache (only the judge writes it), the C argument types."""
         from judge.base.paths import cache_dir
 
-        cache = self._scratch("cuda") if self.untrusted else str(cache_dir() / "cuda")
+        cache = str(cache_dir() / "cuda")
         os.makedirs(cache, exist_ok=True)
         return cuda_settings(self.spec, self.interpret or not self.device.startswith("cuda"), cache,
                              max(10.0, timeout - 10.0))
+
+    def _built_cuda(self, timeout: float) -> dict:
+        """The CUDA settings with the library built (or found in the cache) for this GPU, before the worker
+        loads anything: each nvcc step confined by a policy as strict as a grade's worker's, reading the
+        toolkit and the solution's folder, writing its build folder only (cuda_build.confined_runner)."""
+        import torch
+
+        try:
+            settings = self._cuda_settings(timeout)
+            capability = torch.cuda.get_device_capability(torch.device(self.device))
+            def policy(build_folder: str) -> dict | None:  # the step may write its build folder, nothing else
+                if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
+                    return None
+                return sandbox.policy_for(str(Path(self.solution).parent), build_folder, (), (settings["toolkit"],),
+                                          strict=True, hidden=(_PACKAGE_ROOT,)).as_message()
+
+            built = cuda_build.build(self.solution, settings["nvcc"], capability, settings["cache"],
+                                     settings["flags"], settings["timeout"], cuda_build.confined_runner(policy, self.limits.host_memory()))
+        except CudaUnavailable as exc:
+            self.stop()
+            raise SubmissionInvalid(str(exc)) from None
+        except cuda_build.CompileFailed as exc:
+            self.stop()
+            raise SubmissionInvalid(str(exc), "compile_error") from None
+        self.build = {"cached": built.cached, "seconds": round(built.seconds, 3), "arch": built.arch}
+        return dict(settings, library=built.library)
 
     def _scratch(self, name: str) -> str:
         path = Path(self.workdir.name) / name
@@ -207,9 +232,8 @@ class Worker:
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable]
         writable = [self._solution_env()["TRITON_CACHE_DIR"]]
-        if self.cuda:  # nvcc reads its toolkit and builds into the cache
-            readable.append(toolkit_root(self.cuda["nvcc"]))
-            writable.append(self.cuda["cache"])
+        if self.cuda and self.cuda.get("library"):  # the library the judge built, and the toolkit's runtime
+            readable += [os.path.dirname(self.cuda["library"]), self.cuda["toolkit"]]
         profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
         if profiles:
             os.makedirs(profiles, exist_ok=True)

@@ -1,16 +1,22 @@
 """Building a CUDA C++ solution with nvcc into a shared library, cached.
 
-Runs in the worker after its sandbox is on (judge/worker/sandbox.py), so nvcc
-reads and writes only what the solution's process may: a ``#include`` of a
-file outside the allowed folders fails like any other missing header.
+The judge builds, before the solution's worker loads anything: each nvcc step
+runs in a process confined as a worker is (judge/worker/confined_exec.py:
+Landlock, seccomp, an address-space limit), so nvcc reads only the toolkit,
+the system and the solution's folder and writes only its build folder; a
+``#include`` of anything else fails like a missing header.  The worker only
+reads the finished library: no solution can write the cache another is
+judged from (the red team planted a library in a cache the worker could write).
 
 The cache (``<cache>/<key>/<headers>/solution.so``): ``key`` hashes the source,
-the flags, the compiler (its path, size and modification time) and the GPU's
-architecture; under it, one folder per set of local headers the build read
-(``deps.json``: path -> sha256), so an edited header builds again and an
-unchanged one does not.  A build happens in a temporary folder and is renamed
-into place: two workers building the same source never see half a library.
-The pure parts (command lines, key, diagnostics) are in judge/worker/nvcc.py.
+the flags, the compiler (its path, size and modification time), the GPU's
+architecture, the solution's folder and every header-like file in it (so the
+same source beside other headers, or a header that appears later for
+``__has_include``, builds again); under it, one folder per set of the other
+local headers the build read (``deps.json``: path -> sha256).  A build happens
+in a temporary folder and is renamed into place: two judges building the same
+source never see half a library.  The pure parts (command lines, key,
+diagnostics) are in judge/worker/nvcc.py.
 """
 
 from __future__ import annotations
@@ -29,8 +35,8 @@ from pathlib import Path
 from judge.challenge.c_signature import UnsupportedCType, argument_types, prototype
 from judge.worker import nvcc as commands
 
-__all__ = ["CompileFailed", "CudaUnavailable", "Build", "build", "find_nvcc", "toolkit_root", "cuda_settings",
-           "cuda_unavailable", "NVCC_HINT", "FLAGS_ENV"]
+__all__ = ["CompileFailed", "CudaUnavailable", "Build", "build", "find_nvcc", "toolkit_root", "toolkit_nvcc",
+           "cuda_settings", "cuda_unavailable", "direct_runner", "NVCC_HINT", "FLAGS_ENV"]
 
 NVCC_HINT = ("install the CUDA toolkit (https://developer.nvidia.com/cuda-downloads; with conda: "
              "conda install -c nvidia cuda-nvcc cuda-cudart-dev) and put its bin/ on PATH or set CUDA_HOME")
@@ -52,9 +58,13 @@ def cuda_unavailable(cpu_mode: bool) -> str | None:
     """Why a CUDA C++ solution cannot be judged in this run; None when it can."""
     if cpu_mode:
         return CPU_MODE
-    if find_nvcc() is None:
+    nvcc = find_nvcc()
+    if nvcc is None:
         return ("CUDA C++ solutions (.cu) are compiled with nvcc, which is not on this machine (looked in "
                 f"$CUDA_HOME/bin, $CUDA_PATH/bin, PATH and /usr/local/cuda/bin): {NVCC_HINT}.")
+    if toolkit_root(nvcc) is None:
+        return (f"nvcc is at {nvcc}, but no CUDA toolkit was found beside it (include/cuda_runtime.h above its "
+                "bin/, in $CUDA_HOME, $CUDA_PATH or /usr/local/cuda): set CUDA_HOME to the toolkit's folder.")
     return None
 
 
@@ -67,7 +77,8 @@ def cuda_settings(spec, cpu_mode: bool, cache: str, timeout: float) -> dict:
         types, declared = argument_types(spec.parameters), prototype(spec.parameters)
     except UnsupportedCType as exc:
         raise CudaUnavailable(f"challenge '{spec.name}' cannot be solved in CUDA C++: {exc}") from None
-    return {"nvcc": find_nvcc(), "cache": cache, "argtypes": types, "prototype": declared,
+    nvcc = toolkit_nvcc(find_nvcc())
+    return {"nvcc": nvcc, "toolkit": toolkit_root(nvcc), "cache": cache, "argtypes": types, "prototype": declared,
             "flags": shlex.split(os.environ.get(FLAGS_ENV, "")), "timeout": timeout}
 
 
@@ -92,9 +103,26 @@ def find_nvcc(environ=None) -> str | None:
     return None
 
 
-def toolkit_root(nvcc: str) -> str:
-    """The toolkit's folder: the one above nvcc's bin/."""
-    return os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+def toolkit_root(nvcc: str, environ=None) -> str | None:
+    """The toolkit's folder: the one above nvcc's bin/ when it holds the toolkit (include/cuda_runtime.h),
+    else $CUDA_HOME, $CUDA_PATH or /usr/local/cuda that does; None when none does.  A wrapper script on
+    PATH (``exec /usr/local/cuda-13.0/bin/nvcc "$@"`` in ~/bin) must not make its folder's parent, the
+    home folder, readable to the sandboxed build and the worker (the red team's finding)."""
+    environ = os.environ if environ is None else environ
+    candidates = [os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))]
+    candidates += [environ[v] for v in ("CUDA_HOME", "CUDA_PATH") if environ.get(v)] + ["/usr/local/cuda"]
+    for candidate in candidates:
+        root = os.path.realpath(candidate)
+        if os.path.isfile(os.path.join(root, "include", "cuda_runtime.h")) and root not in ("/", ""):
+            return root
+    return None
+
+
+def toolkit_nvcc(nvcc: str) -> str:
+    """The toolkit's own nvcc (not a wrapper in front of it), which the build runs."""
+    root = toolkit_root(nvcc)
+    own = os.path.join(root, "bin", "nvcc") if root else ""
+    return own if own and os.access(own, os.X_OK) else nvcc
 
 
 def _runtime_dir(root: str) -> str:
@@ -110,20 +138,24 @@ def _identity(nvcc: str) -> str:
 
 
 def build(source_path: str, nvcc: str, capability: tuple[int, int], cache: str, extra: list[str],
-          timeout: float) -> Build:
-    """The solution's shared library: from the cache when source, flags, compiler, GPU and local headers
-    are unchanged, else built now.  Raises CompileFailed with nvcc's diagnostics."""
+          timeout: float, runner=None) -> Build:
+    """The solution's shared library: from the cache when source, flags, compiler, GPU, folder and local
+    headers are unchanged, else built now.  ``runner(command, cwd, timeout) -> (status, output)`` runs each
+    nvcc step (None: directly; the judge gives ``confined_runner``'s).  Raises CompileFailed."""
     started = time.monotonic()
     source = Path(source_path).read_bytes()
     arch = commands.arch_flags(capability)[0].rpartition("=")[2]
-    entry = Path(cache) / commands.cache_key(source, _identity(nvcc), capability, extra)
+    folder = str(Path(source_path).resolve().parent)
+    key = commands.cache_key(source, _identity(nvcc), capability, extra, _folder_context(folder))
+    entry = Path(cache) / key
     found = _cached(entry)
     if found:
         return Build(found, True, time.monotonic() - started, arch)
     entry.mkdir(parents=True, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".build-", dir=entry)
     try:
-        headers = _compile_and_link(source_path, source, nvcc, capability, work, extra, started + timeout)
+        headers = _compile_and_link(source_path, source, nvcc, capability, work, extra, started + timeout,
+                                    runner or direct_runner)
         final = entry / hashlib.sha256(json.dumps(headers, sort_keys=True).encode()).hexdigest()[:16]
         try:
             os.rename(work, final)
@@ -133,6 +165,23 @@ def build(source_path: str, nvcc: str, capability: tuple[int, int], cache: str, 
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl", ".inc", ".cu")
+MAX_FOLDER_HEADERS = 256
+
+
+def _folder_context(folder: str) -> str:
+    """The solution's folder and the digest of every header-like file in it, for the key: a build made
+    beside other headers, or before a header appeared, is not this one."""
+    lines = [folder]
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.lower().endswith(HEADER_SUFFIXES))
+    except OSError:
+        names = []
+    for name in names[:MAX_FOLDER_HEADERS]:
+        lines.append(f"{name} {_sha256(os.path.join(folder, name))}")
+    return "\n".join(lines)
 
 
 def _cached(entry: Path) -> str | None:
@@ -161,7 +210,7 @@ def _sha256(path: str) -> str | None:
 
 
 def _compile_and_link(source_path: str, source: bytes, nvcc: str, capability, work: str, extra: list[str],
-                      deadline: float) -> dict:
+                      deadline: float, runner) -> dict:
     """Compile the source's bytes as read (a copy in ``work``: what was hashed is what is built; the
     solution's folder is on the include path for its headers), link, and return the local headers read."""
     name = Path(source_path).name
@@ -169,10 +218,10 @@ def _compile_and_link(source_path: str, source: bytes, nvcc: str, capability, wo
     Path(copy).write_bytes(source)
     obj, deps, library = (os.path.join(work, f) for f in ("solution.o", "solution.d", "solution.so"))
     folder = str(Path(source_path).resolve().parent)
-    root = toolkit_root(nvcc)
+    root = toolkit_root(nvcc) or os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
     where = (copy, name, work, folder)
-    _run(commands.compile_command(nvcc, copy, obj, deps, capability, [folder], extra), where, deadline)
-    _run(commands.link_command(nvcc, obj, library, capability, _runtime_dir(root), extra), where, deadline)
+    _run(runner, commands.compile_command(nvcc, copy, obj, deps, capability, [folder], extra), where, deadline)
+    _run(runner, commands.link_command(nvcc, obj, library, capability, _runtime_dir(root), extra), where, deadline)
     read = commands.parse_dependencies(Path(deps).read_text(errors="replace")) if os.path.exists(deps) else []
     local = commands.local_dependencies([os.path.realpath(d) for d in read], os.path.realpath(copy),
                                         [root, "/usr", "/lib", "/lib64", "/opt"])
@@ -181,16 +230,92 @@ def _compile_and_link(source_path: str, source: bytes, nvcc: str, capability, wo
     return headers
 
 
-def _run(command: list[str], where: tuple, deadline: float) -> None:
+MAX_OUTPUT = 1 << 20  # of nvcc's output read back: a flood of diagnostics is cut to its start
+
+
+def direct_runner(command: list[str], cwd: str, timeout: float) -> tuple[int, str]:
+    """Run one step as it is (tests with a stand-in nvcc; JUDGE_SANDBOX=0 goes through confined_runner)."""
+    with tempfile.TemporaryFile(dir=cwd) as log:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
+                                   start_new_session=True)
+        status = _wait(process, timeout)
+        log.seek(0)
+        return status, log.read(MAX_OUTPUT).decode(errors="replace")
+
+
+def _wait(process: subprocess.Popen, timeout: float) -> int:
+    """The step's exit status; on time-out its whole process group (nvcc and its cicc, ptxas) is killed."""
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process.pid)
+        process.wait()
+        raise CompileFailed(f"nvcc did not finish within {timeout:.0f} s") from None
+
+
+BUILD_MEMORY_BYTES = 8 << 30  # address space of each compiler process: cicc and cudafe++ of a template bomb stop
+BUILD_FILE_BYTES = 512 << 20  # any file a step writes (objects, the library, the log)
+
+
+def confined_runner(policy, resident_bytes: int | None = None, memory_bytes: int = BUILD_MEMORY_BYTES):
+    """A runner for ``build`` whose steps run confined (judge/worker/confined_exec.py): ``policy(build_folder)``
+    gives the sandbox's policy message (None: JUDGE_SANDBOX=0, limits only), at most ``memory_bytes`` of
+    address space each process, and at most ``resident_bytes`` resident for the step's processes together
+    (the worker's host-memory limit, watched as the worker's is: limits.MemoryWatchdog)."""
+    import sys
+
+    from judge.worker.limits import MemoryWatchdog
+
+    def run(command: list[str], cwd: str, timeout: float) -> tuple[int, str]:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": cwd, "TMPDIR": cwd, "LANG": "C.UTF-8"}
+        job = {"command": command, "env": env, "policy": policy(cwd), "memory_bytes": memory_bytes,
+               "file_bytes": BUILD_FILE_BYTES}
+        python_path = os.pathsep.join([_PACKAGE_ROOT, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+        with tempfile.TemporaryFile(dir=cwd) as log, tempfile.TemporaryFile() as stdin:
+            stdin.write(json.dumps(job).encode())
+            stdin.seek(0)
+            process = subprocess.Popen([sys.executable, "-I", "-c", _CONFINED_MAIN], stdin=stdin, stdout=log,
+                                       stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True,
+                                       env={"PYTHONPATH": python_path, "PATH": env["PATH"], "LANG": "C.UTF-8"})
+            watchdog = None
+            if resident_bytes:
+                watchdog = MemoryWatchdog(process.pid, resident_bytes, lambda: _kill_group(process.pid))
+                watchdog.start()
+            try:
+                status = _wait(process, timeout)
+            finally:
+                if watchdog is not None:
+                    watchdog.stop()
+            if watchdog is not None and watchdog.tripped:
+                raise CompileFailed(f"the compiler used {watchdog.tripped / 1024**3:.1f} GiB of memory, more than "
+                                    f"the {resident_bytes / 1024**3:.1f} GiB a solution's processes may hold")
+            log.seek(0)
+            return status, log.read(MAX_OUTPUT).decode(errors="replace")
+
+    return run
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, 9)
+    except ProcessLookupError:
+        pass
+
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+# -I keeps the user's site and PYTHON* variables out; the judge's package and the sandbox's bindings come
+# from the path given, as the worker's do.
+_CONFINED_MAIN = ("import os, sys; sys.path[:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]; "
+                  "from judge.worker.confined_exec import main; main()")
+
+
+def _run(runner, command: list[str], where: tuple, deadline: float) -> None:
     """Run one nvcc step; ``where``: (the source's copy, its name as shown, the build folder, the solution's)."""
     timeout = max(1.0, deadline - time.monotonic())
     try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, cwd=where[2])
-    except subprocess.TimeoutExpired:
-        raise CompileFailed(f"nvcc did not finish within {timeout:.0f} s") from None
+        status, output = runner(command, where[2], timeout)
     except OSError as exc:
         raise CompileFailed(f"nvcc could not be run: {exc}") from None
-    if done.returncode != 0:
-        output = (done.stdout + done.stderr).decode(errors="replace")
+    if status != 0:
         diagnostics = commands.user_diagnostics(output, *where)
-        raise CompileFailed(diagnostics or f"nvcc failed with exit status {done.returncode} and said nothing")
+        raise CompileFailed(diagnostics or f"nvcc failed with exit status {status} and said nothing")

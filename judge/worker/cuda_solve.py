@@ -1,23 +1,31 @@
-"""A CUDA C++ solution in the worker: build it (judge/worker/cuda_build.py), load
-the library and wrap its ``extern "C" solve`` as the Python ``solve(*args)``
-every other part of the worker calls.
+"""A CUDA C++ solution in the worker: load the library the judge built
+(judge/worker/cuda_build.py) and wrap its ``extern "C" solve`` as the Python
+``solve(*args)`` every other part of the worker calls.
 
 The wrapper passes each tensor's device pointer and each scalar as the C type
-the signature gives (judge/challenge/c_signature.py), and after ``solve``
-returns asks the CUDA runtime for a launch error (a bad configuration, too
-much shared memory): a kernel that never ran is a runtime error with CUDA's
-message, not a wrong answer.  Faults inside a kernel surface at the timer's
+the signature gives (judge/challenge/c_signature.py).  After ``solve`` returns
+it asks the CUDA runtime itself (not a ``cudaGetLastError`` the solution may
+export: the red team's library answered 0 for its own failed launch) for a
+launch error: a kernel that never ran is a runtime error with CUDA's message,
+not a wrong answer.  Faults inside a kernel surface at the timer's
 device-wide synchronize, as for any other solution.
+
+Native threads: the library is native code, and a thread of its own that
+outlives ``solve()`` could finish the outputs after the timer stopped (the red
+team's did, 7x faster with right outputs).  ``after_call`` lists this
+process's threads right after ``solve()`` returns, before the synchronize;
+any that did not exist before the library was loaded is a runtime error.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 
 import torch
 
 from judge.challenge.c_signature import POINTER, fits
-from judge.worker import cuda_build
+from judge.worker import launches
 from judge.worker.loader import SubmissionError
 
 __all__ = ["CudaSolve", "load", "CudaLaunchError"]
@@ -31,10 +39,30 @@ class CudaLaunchError(RuntimeError):
     """The CUDA runtime reported an error after solve() returned."""
 
 
+def _threads() -> set[str]:
+    try:
+        return set(os.listdir("/proc/self/task"))
+    except OSError:
+        return set()
+
+
+def _runtime_library() -> str | None:
+    """The CUDA runtime this process has loaded (torch's, which the solution's library was linked to by
+    its soname), from /proc/self/maps."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = [line.split(None, 5)[-1].strip() for line in maps if "libcudart.so" in line]
+    except OSError:
+        return None
+    return paths[0] if paths else None
+
+
 class CudaSolve:
     """``solve(*args)`` over the library's C function."""
 
     def __init__(self, library_path: str, argtypes: list[str], prototype: str, shown: str):
+        self.baseline = _threads()  # before any code of the library runs (its constructors run at load)
+        self.threads_left: list[str] = []
         try:
             self.library = ctypes.CDLL(library_path)
         except OSError as exc:
@@ -47,11 +75,17 @@ class CudaSolve:
         function.argtypes = [ctypes.c_void_p if kind == POINTER else _SCALARS[kind] for kind in argtypes]
         function.restype = None
         self.function, self.kinds = function, argtypes
-        # The runtime the library was linked against (torch's, already loaded): its error state is the solution's.
-        self.last_error = self.library.cudaGetLastError
+        self._bind_runtime(_runtime_library())
+
+    def _bind_runtime(self, path: str | None) -> None:
+        """cudaGetLastError and its names from the runtime's own library, never through the solution's."""
+        if path is None:
+            raise SubmissionError("the CUDA runtime (libcudart) is not loaded in the solution's process; the "
+                                  "library cannot be checked for launch errors")
+        runtime = ctypes.CDLL(path)
+        self.last_error = runtime.cudaGetLastError
         self.last_error.restype, self.last_error.argtypes = ctypes.c_int, []
-        self.error_name = self.library.cudaGetErrorName
-        self.error_string = self.library.cudaGetErrorString
+        self.error_name, self.error_string = runtime.cudaGetErrorName, runtime.cudaGetErrorString
         for query in (self.error_name, self.error_string):
             query.restype, query.argtypes = ctypes.c_char_p, [ctypes.c_int]
 
@@ -61,6 +95,7 @@ class CudaSolve:
             if kind != POINTER and isinstance(value, int) and not fits(kind, value):
                 raise OverflowError(f"the scalar {value} does not fit the C type of its parameter ({kind})")
         self.function(*values)
+        launches.LAUNCHES.note()  # a CUDA C++ solution's kernels are its own (--require-kernel)
         code = self.last_error()
         if code:
             name = (self.error_name(code) or b"?").decode(errors="replace")
@@ -69,15 +104,25 @@ class CudaSolve:
                                   "failed, or a CUDA call in solve(): check the grid and block sizes, at most 1024 "
                                   "threads a block, and the shared memory asked for)")
 
+    def after_call(self) -> None:
+        """Right after solve() returned, before the judge's synchronize: native threads of the library's."""
+        extra = _threads() - self.baseline
+        if extra and not self.threads_left:
+            self.threads_left = sorted(extra)
 
-def load(solution: str, settings: dict, device: str) -> tuple[CudaSolve, dict]:
-    """Build (or find in the cache) and load the solution; returns the wrapper and what the build did.
-    Raises cuda_build.CompileFailed (the verdict compile_error) or SubmissionError."""
+    def left_running(self) -> list[str]:
+        """The problem found by ``after_call`` (emptied as it is read)."""
+        found, self.threads_left = self.threads_left, []
+        if not found:
+            return []
+        return [f"solve() left {len(found)} native thread(s) of its library running (thread ids "
+                f"{', '.join(found[:4])}): a call's work must be done when solve() returns, and work a thread does "
+                "afterwards is not timed"]
+
+
+def load(solution: str, settings: dict, device: str) -> CudaSolve:
+    """Load the library the judge built (``settings["library"]``).  Raises SubmissionError."""
     if not device.startswith("cuda"):
         raise SubmissionError("CUDA C++ solutions run on an NVIDIA GPU; this run is in CPU mode")
-    capability = torch.cuda.get_device_capability(torch.device(device))
-    build = cuda_build.build(solution, settings["nvcc"], capability, settings["cache"],
-                             list(settings.get("flags", [])), float(settings.get("timeout", 120.0)))
     shown = solution.rsplit("/", 1)[-1]
-    solve = CudaSolve(build.library, list(settings["argtypes"]), settings["prototype"], shown)
-    return solve, {"cached": build.cached, "seconds": round(build.seconds, 3), "arch": build.arch}
+    return CudaSolve(settings["library"], list(settings["argtypes"]), settings["prototype"], shown)

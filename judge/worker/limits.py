@@ -72,6 +72,35 @@ def resident_bytes(pid: int) -> int | None:
     return None
 
 
+def family_resident_bytes(pid: int, most: int = 256) -> int | None:
+    """VmRSS of ``pid`` and of its descendants (at most ``most`` processes), found through
+    /proc/<pid>/task/<tid>/children: a child the solution forks (or a compiler it starts) holds memory
+    the worker's own VmRSS does not show (the red team's compiler held 1.6 GB).  None once ``pid`` is gone."""
+    own = resident_bytes(pid)
+    if own is None:
+        return None
+    total, seen, pending = own, {pid}, list(_children(pid))
+    while pending and len(seen) < most:
+        child = pending.pop()
+        if child in seen:
+            continue
+        seen.add(child)
+        total += resident_bytes(child) or 0
+        pending += _children(child)
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
 def folder_bytes(folder: str, stop_at: int) -> int:
     """Bytes the files under ``folder`` take on disk (allocated blocks), counted up to just past ``stop_at``."""
     total, pending = 0, [folder]
@@ -92,8 +121,8 @@ def folder_bytes(folder: str, stop_at: int) -> int:
 
 
 class MemoryWatchdog(threading.Thread):
-    """Kills the worker's process group when its resident memory passes the limit, or (every second)
-    its scratch folder's files pass theirs."""
+    """Kills the worker's process group when its resident memory (the worker's and its descendants') passes
+    the limit, or (every second) its scratch folder's files pass theirs."""
 
     SCRATCH_EVERY = 20  # polls
 
@@ -109,7 +138,7 @@ class MemoryWatchdog(threading.Thread):
     def run(self) -> None:
         polls = 0
         while not self._stop_event.wait(self.interval):
-            used = resident_bytes(self.pid)
+            used = family_resident_bytes(self.pid)
             if used is None:
                 return
             if used > self.limit:

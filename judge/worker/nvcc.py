@@ -18,10 +18,12 @@ import re
 __all__ = ["BUILD_VERSION", "COMPILE_FLAGS", "arch_flags", "compile_command", "link_command", "cache_key",
            "parse_dependencies", "local_dependencies", "user_diagnostics", "MAX_DIAGNOSTIC_LINES"]
 
-BUILD_VERSION = 1  # part of every cache key: a change to how solutions are built rebuilds them all
+BUILD_VERSION = 2  # part of every cache key: a change to how solutions are built rebuilds them all
 COMPILE_FLAGS = ("-O3", "-std=c++17", "-lineinfo", "-Xcompiler", "-fPIC")
 LINK_FLAGS = ("-shared", "-cudart", "shared", "-Xlinker", "--no-undefined")  # a missing function: a link error now, not at load
 MAX_DIAGNOSTIC_LINES = 60
+MAX_LINE = 400  # characters of one diagnostic line (a static_assert can print megabytes on one)
+MAX_DIAGNOSTIC_CHARS = 16_000
 
 
 def arch_flags(capability: tuple[int, int]) -> list[str]:
@@ -48,12 +50,14 @@ def link_command(nvcc: str, obj: str, library: str, capability: tuple[int, int],
     return [nvcc, *LINK_FLAGS, *arch_flags(capability), *rpath, *extra, obj, "-o", library]
 
 
-def cache_key(source: bytes, nvcc_identity: str, capability: tuple[int, int], extra: list[str]) -> str:
-    """What decides the build, hashed: the source, the flags, the compiler and the GPU.  Headers the
-    source includes are checked separately (``local_dependencies``), since only nvcc knows them."""
+def cache_key(source: bytes, nvcc_identity: str, capability: tuple[int, int], extra: list[str],
+              context: str = "") -> str:
+    """What decides the build, hashed: the source, the flags, the compiler, the GPU and ``context`` (the
+    solution's folder and its headers' digests).  Headers read from elsewhere are checked separately
+    (``local_dependencies``), since only nvcc knows them."""
     digest = hashlib.sha256()
     for part in (f"v{BUILD_VERSION}", " ".join(COMPILE_FLAGS + LINK_FLAGS), nvcc_identity,
-                 " ".join(arch_flags(capability)), "\0".join(extra)):
+                 " ".join(arch_flags(capability)), "\0".join(extra), context):
         digest.update(part.encode() + b"\0")
     digest.update(source)
     return digest.hexdigest()[:32]
@@ -87,13 +91,20 @@ def user_diagnostics(output: str, source: str, shown: str, build_dir: str, folde
         if prefix:
             text = text.replace(prefix.rstrip("/") + "/", "")
     text = re.sub(r"/\S*/(tmpxft_[0-9a-f_]+-\d+_)", r"\1", text)  # nvcc's intermediates: a name is enough
-    blocks = _blocks(text.splitlines())
+    blocks = _blocks([_cut(line) for line in text.splitlines()])
     kept = [b for b in blocks if not b[0].startswith("/")] or blocks
     lines = [line for block in kept for line in block]
     if len(lines) > MAX_DIAGNOSTIC_LINES:
         cut = len(lines) - MAX_DIAGNOSTIC_LINES
         lines = lines[:MAX_DIAGNOSTIC_LINES] + [f"... ({cut} more lines)"]
-    return "\n".join(lines).strip()
+    shown_text = "\n".join(lines).strip()
+    if len(shown_text) > MAX_DIAGNOSTIC_CHARS:
+        shown_text = shown_text[:MAX_DIAGNOSTIC_CHARS] + f"\n... ({len(shown_text) - MAX_DIAGNOSTIC_CHARS} more characters)"
+    return shown_text
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE] + f" ... ({len(line) - MAX_LINE} more characters)"
 
 
 def _blocks(lines: list[str]) -> list[list[str]]:

@@ -17,7 +17,7 @@ import torch
 from judge.challenge import shipped, shipped_module, tensors as tensor_args
 from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
-from judge.worker import compile_events, cuda_build, launches, loader, protocol, sandbox
+from judge.worker import compile_events, launches, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -80,7 +80,6 @@ class Session:
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
-        self.build: dict = {}  # a CUDA C++ solution's build: cached or not, seconds, architecture
         self.weights: list = []  # the last call's models' parameters, as it got them (seal)
         self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
 
@@ -115,22 +114,17 @@ class Session:
         except loader.SubmissionError as exc:
             self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
             return False
-        except cuda_build.CompileFailed as exc:
-            self.reply({"ok": False, "verdict": "compile_error", "message": str(exc)})
-            return False
         self.flush_output()
-        self.reply({"ok": True, "op": "ready", "pid_device": self.device, "protections": self.protections,
-                    **({"build": self.build} if self.build else {})})
+        self.reply({"ok": True, "op": "ready", "pid_device": self.device, "protections": self.protections})
         return True
 
     def load_solution(self, names: list[str]):
-        """``solve``: imported from a Python file, or built and loaded from a CUDA C++ one (the judge sends
-        the ``cuda`` settings for a .cu file: nvcc, the cache, the C argument types)."""
+        """``solve``: imported from a Python file, or a CUDA C++ one's library, which the judge built (its
+        ``cuda`` settings: the library, the C argument types; judge/worker/cuda_solve.py)."""
         if self.init.get("cuda"):
             from judge.worker import cuda_solve
 
-            solve, self.build = cuda_solve.load(self.init["solution"], self.init["cuda"], self.device)
-            return solve
+            return cuda_solve.load(self.init["solution"], self.init["cuda"], self.device)
         return loader.load_solve(self.init["solution"], len(names), names)
 
     def confine(self) -> dict:
@@ -242,6 +236,13 @@ class Session:
         if self.state is not None:
             self.state.restore()
 
+    def after_solve(self) -> None:
+        """Right after solve() returned, before the synchronize (timed_loop.measured_call calls it after the
+        end event): what only that moment shows, a CUDA C++ library's native threads (cuda_solve.py)."""
+        after = getattr(self.solve, "after_call", None)
+        if after is not None:
+            after()
+
     def check_call(self) -> None:
         """After every call, outside any timed region: the judge's code is as it was, torch's state
         is set back, the arguments still view the judge's buffers and nothing wrote outside them
@@ -271,7 +272,10 @@ class Session:
         that wrote the outputs between the call's synchronize and its digest was accepted: the red team)."""
         if self.judge_threads is None:
             return []
+        native = self.solve.left_running() if hasattr(self.solve, "left_running") else []
         alive = [t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()]
+        if native and not alive:
+            return native
         if not alive:
             return []
         return [f"solve() left {len(alive)} thread(s) of its own running ({', '.join(alive[:4])}): a call's work "
@@ -318,6 +322,7 @@ class Session:
             start = self.clock()
             self.solve(*args)
             timed_loop.clear_hooks()  # a hook the solution set would run its code inside the judge's
+            self.after_solve()
             self.last_call_host_s = self.clock() - start
             return self.last_call_host_s * 1e3
         begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
@@ -328,6 +333,7 @@ class Session:
         timed_loop.clear_hooks()
         self.last_call_host_s = self.clock() - start  # how long launching takes: sizes bench's launch guard
         end.record()
+        self.after_solve()
         _synchronize()
         return begin.elapsed_time(end)
 
