@@ -5,6 +5,9 @@
 #   bash scripts/cuda_gpu.sh tests      tests/test_cuda_gpu.py (compile, judge, errors, cache, sandbox)
 #   bash scripts/cuda_gpu.sh starters   scripts/leetgpu_cuda_starters.py: every LeetGPU CUDA starter
 #   bash scripts/cuda_gpu.sh bench      judge rank of the CUDA examples beside the Triton ones
+#   bash scripts/cuda_gpu.sh redteam    tests/test_cuda_redteam_gpu.py: the red team's attacks, secure answers
+#   bash scripts/cuda_gpu.sh published  .published/run_cuda.sh: published LeetGPU CUDA solutions (if carried)
+#   bash scripts/cuda_gpu.sh sync       cudaDeviceSynchronize() in solve(): what it costs
 set -u
 export PYTHONUNBUFFERED=1 JUDGE_SERVER=0
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -21,6 +24,10 @@ for part in "$@"; do
   case $part in
     tests)
       python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_cuda_gpu.py -x 2>&1 | tail -40 ;;
+    redteam)  # the red team's GPU tests (tests/test_cuda_redteam_gpu.py): each asserts the secure answer
+      python3 -m pytest -q -p no:cacheprovider -m gpu -rA tests/test_cuda_redteam_gpu.py 2>&1 | grep -v "^PASSED" | tail -40 ;;
+    published)  # solutions people published for LeetGPU in CUDA C++ (.published/, git-ignored; carry it)
+      [ -d .published ] && bash .published/run_cuda.sh 2>&1 | tail -40 ;;
     starters)
       python3 scripts/leetgpu_cuda_starters.py --jobs 8 --json "$OUT/starters.json" 2>&1 | tail -40 ;;
     bench)
