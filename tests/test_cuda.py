@@ -324,3 +324,19 @@ def test_show_gives_the_cuda_declaration():
     result = CliRunner().invoke(main, ["show", "transpose"])
     assert result.exit_code == 0, result.output
     assert 'in CUDA C++: extern "C" void solve(const float* input, float* output, int rows, int cols)' in result.output
+
+
+NVCC = cuda_build.find_nvcc()
+needs_nvcc = pytest.mark.skipif(NVCC is None or cuda_build.toolkit_root(NVCC) is None,
+                                reason="needs nvcc (no GPU: it compiles and links without one)")
+
+
+@needs_nvcc
+@pytest.mark.parametrize("fixture, found", [("transpose_cuda_no_extern_c.cu", ["_Z5solvePKfPfii"]),
+                                            ("transpose_cuda_two_solves.cu", ["_Z5solvePKdPdii", "_Z5solvePKfPfii"])])
+def test_a_solve_with_cpp_linkage_is_read_from_the_librarys_symbols(tmp_path, fixture, found):
+    from judge.worker.elf_symbols import mangled_solves
+
+    built = cuda_build.build(str(ROOT / "tests" / "solutions" / fixture), cuda_build.toolkit_nvcc(NVCC), (9, 0),
+                             str(tmp_path), [], 170)
+    assert sorted(mangled_solves(built.library)) == found

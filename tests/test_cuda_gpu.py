@@ -98,9 +98,16 @@ def test_a_launch_that_never_ran_is_a_runtime_error_not_a_wrong_answer():
     assert "a kernel launch failed" in result.message
 
 
-def test_a_solve_without_c_linkage_is_an_invalid_submission_that_says_extern_c():
+def test_a_solve_with_cpp_linkage_is_found_by_its_mangled_name():
+    """LeetGPU's older starters had no extern "C" (a published PrefixSum.cu was refused for it)."""
     result = run(load_challenge("transpose"), SOLUTIONS / "transpose_cuda_no_extern_c.cu", benchmark=False)
-    assert result.verdict == Verdict.INVALID_SUBMISSION and 'extern "C"' in result.message
+    assert result.verdict == Verdict.ACCEPTED, result.message
+
+
+def test_two_overloads_of_solve_are_an_invalid_submission_that_says_which_signature():
+    result = run(load_challenge("transpose"), SOLUTIONS / "transpose_cuda_two_solves.cu", benchmark=False)
+    assert result.verdict == Verdict.INVALID_SUBMISSION and "2 overloads of solve" in result.message
+    assert 'extern "C" void solve(const float* input' in result.message
 
 
 def test_nvcc_cannot_read_files_outside_the_sandbox(tmp_path):

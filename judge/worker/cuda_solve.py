@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from struct import error as struct_error
 
 import torch
 
@@ -63,19 +64,36 @@ class CudaSolve:
     def __init__(self, library_path: str, argtypes: list[str], prototype: str, shown: str):
         self.baseline = _threads()  # before any code of the library runs (its constructors run at load)
         self.threads_left: list[str] = []
+        self.linkage = "C"
         try:
             self.library = ctypes.CDLL(library_path)
         except OSError as exc:
             raise SubmissionError(f"the library built from {shown} cannot be loaded: {exc}") from None
-        try:
-            function = self.library.solve
-        except AttributeError:
-            raise SubmissionError(f"{shown} defines no function named 'solve' with C linkage; expected\n"
-                                  f"  {prototype}\n(a C++ function without extern \"C\" has a mangled name)") from None
+        function = self._solve_function(library_path, prototype, shown)
         function.argtypes = [ctypes.c_void_p if kind == POINTER else _SCALARS[kind] for kind in argtypes]
         function.restype = None
         self.function, self.kinds = function, argtypes
         self._bind_runtime(_runtime_library())
+
+    def _solve_function(self, library_path: str, prototype: str, shown: str):
+        """``solve`` with C linkage; else the one global ``solve`` with C++ linkage (LeetGPU's older starters
+        had no ``extern "C"``), called through its mangled name."""
+        try:
+            return self.library.solve
+        except AttributeError:
+            pass
+        from judge.worker.elf_symbols import mangled_solves
+
+        try:
+            found = mangled_solves(library_path)
+        except (OSError, ValueError, IndexError, struct_error):
+            found = []
+        if len(found) == 1:
+            self.linkage = "C++"
+            return getattr(self.library, found[0])
+        several = f" ({len(found)} overloads of solve: which one is meant?)" if found else ""
+        raise SubmissionError(f"{shown} defines no function named 'solve' with C linkage{several}; expected\n"
+                              f"  {prototype}")
 
     def _bind_runtime(self, path: str | None) -> None:
         """cudaGetLastError and its names from the runtime's own library, never through the solution's."""
