@@ -288,9 +288,11 @@ def test_a_call_whose_launch_outlasted_the_guard_is_dropped_and_the_guard_grows(
     assert timing_summary(done)["exposed_dropped"] == done.exposed_dropped
 
 
-def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
-    """A solve() that waits for its own kernel is exposed on every call however long the guard:
-    the guard stops at its cap, the samples are kept and counted, and the report says so."""
+def test_a_solve_that_synchronizes_is_timed_without_the_guards_spin():
+    """A solve() that waits for its own kernel is exposed on every call however long the guard: at the
+    cap the guard stops spinning (a solve() that waits would wait for the spin too, and the host clock
+    charged it: 2.47 ms for a 0.098 ms transpose on an H200), the samples are kept and counted, they hold
+    the kernel and not the guard, and the report says so."""
 
     def synchronizing(input, output, rows, cols):
         output.copy_(input.T)
@@ -298,9 +300,10 @@ def test_a_solve_that_synchronizes_keeps_its_samples_at_the_guards_cap():
         GPU.wait()  # torch.cuda.synchronize() inside solve()
 
     done = bench_case(fake_calls(), FakeWorker(RecordingSession(synchronizing)), CASE, check=True)
-    assert done.launch_guard_us == 2000.0 and done.exposed_kept == len(done.samples_ms) >= 10
+    assert done.launch_guard_us == 0.0 and done.exposed_kept == len(done.samples_ms) >= 10
+    assert max(done.samples_ms) < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms  # not the 2 ms guard
     summary = timing_summary(done)
-    assert any("launch guard" in note and "host time" in note for note in summary["notes"])
+    assert any("launch guard" in note and "synchronize" in note for note in summary["notes"])
 
 
 @pytest.mark.parametrize("held", [True, False], ids=["guard-holds-the-GPU", "guard-cannot-hold-the-GPU"])

@@ -174,7 +174,9 @@ def launch_bound_note(timer_floor_ms: float | None = None) -> str:
 def exposed_note(kept: int, calls: int) -> str:
     """Why some samples hold host time: solve() outlasted even the longest guard."""
     return (f"{kept} of {calls} calls took longer to launch than the {GUARD_MAX_US / 1e3:.0f} ms launch guard "
-            "covers, so their times include host time (does solve() synchronize or do host work?)")
+            "covers: solve() waits for the GPU (a cudaDeviceSynchronize() or torch.cuda.synchronize() in it) or does "
+            "long host work, so the guard stopped spinning and these times include the host's latency around it "
+            "(leave the synchronize out for the fastest honest time: the judge synchronizes after every call)")
 
 
 def unheld_guard_note() -> str:
