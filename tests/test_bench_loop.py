@@ -301,7 +301,8 @@ def test_a_solve_that_synchronizes_is_timed_without_the_guards_spin():
 
     done = bench_case(fake_calls(), FakeWorker(RecordingSession(synchronizing)), CASE, check=True)
     assert done.launch_guard_us == 0.0 and done.exposed_kept == len(done.samples_ms) >= 10
-    assert max(done.samples_ms) < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms  # not the 2 ms guard
+    median = sorted(done.samples_ms)[len(done.samples_ms) // 2]
+    assert median < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms  # not the 2 ms guard (a loaded machine: median)
     summary = timing_summary(done)
     assert any("launch guard" in note and "synchronize" in note for note in summary["notes"])
 

@@ -313,7 +313,7 @@ def test_an_empty_submission_folder_is_graded_no_submission_and_fails_the_grade(
     doc = json.loads(out["r.json"].read_text())
     assert [(r["submission"], r["challenge"], r["verdict"]) for r in doc["results"]] == [
         ("alice", "tiny_transpose", "invalid_submission"), ("frank", "tiny_transpose", "no_submission")]
-    assert "holds no solution file (.py)" in doc["results"][1]["message"]
+    assert "holds no solution file (.py, .cu)" in doc["results"][1]["message"]
     assert doc["summary"]["by_verdict"] == {"invalid_submission": 1, "no_submission": 1}
     failure = ET.fromstring(out["r.xml"].read_text()).find("testsuite[@name='frank']/testcase/failure")
     assert failure.get("type") == "no_submission"

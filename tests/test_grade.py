@@ -70,7 +70,7 @@ def test_an_empty_submission_folder_is_no_submission_for_each_challenge_the_othe
     missing = missing_entries(["carol"], entries, tmp_path)
     assert [(e.submission, e.challenge, e.spec_path, e.missing) for e in missing] == [
         ("carol", "tiny_transpose", "t.yaml", True), ("carol", "matmul", "m.yaml", True)]
-    assert missing[0].problem == f"no submission: {tmp_path / 'carol'} holds no solution file (.py)"
+    assert missing[0].problem == f"no submission: {tmp_path / 'carol'} holds no solution file (.py, .cu)"
     record = problem_record(missing[0], resume_key(missing[0], SETTINGS), SETTINGS)
     assert record["verdict"] == "no_submission" and record["key"] is None  # re-checked by --resume
     assert [e.challenge for e in missing_entries(["carol"], entries[1:2], tmp_path)] == ["-"]  # none known
