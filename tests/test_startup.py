@@ -103,13 +103,13 @@ def test_the_judge_reports_triton_without_importing_it():
 
 # -- SIGTERM and Ctrl-C at any moment of a run (judge/base/signals.py) ---------------------------------------
 
-def _start_run(tmp_path: Path, n: int) -> tuple[subprocess.Popen, Path]:
+def _start_run(tmp_path: Path, n: int, solution: Path = SOLUTIONS / "transpose_hang.py") -> tuple[subprocess.Popen, Path]:
     """``judge run transpose`` on a solve() that never returns, in a process group of its own; its
     workers' folders (their working directories) under a temporary folder of its own."""
     scratch = tmp_path / f"tmp{n}"
     scratch.mkdir()
     env = dict(_environment(tmp_path), JUDGE_SERVER="0", TMPDIR=str(scratch))
-    judge = subprocess.Popen([sys.executable, "-m", "judge", "run", "transpose", str(SOLUTIONS / "transpose_hang.py"),
+    judge = subprocess.Popen([sys.executable, "-m", "judge", "run", "transpose", str(solution),
                               "--no-bench", "--timeout", "60"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     return judge, scratch
@@ -130,8 +130,18 @@ def _left_behind(group: int, scratch: Path) -> list[str]:
     return found
 
 
-def _stop_and_check(judge: subprocess.Popen, scratch: Path, signum: int, when: str) -> None:
-    """Send ``signum`` to the judge now; it must end with 128 + signum within seconds, leaving nothing."""
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler for ``signum`` (its SigCgt mask)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = next(int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(mask >> (signum - 1) & 1)
+
+
+def _stop_and_check(judge: subprocess.Popen, scratch: Path, signum: int, when: str, within: float = 10) -> None:
+    """Send ``signum`` to the judge now; it must end with 128 + signum ``within`` seconds, leaving nothing."""
     assert judge.poll() is None, f"{when}: the run ended before the signal: {judge.returncode}"
     judge.send_signal(signum)
     sent = time.monotonic()
@@ -142,7 +152,7 @@ def _stop_and_check(judge: subprocess.Popen, scratch: Path, signum: int, when: s
     took = time.monotonic() - sent
     left = _left_behind(judge.pid, scratch)
     try:
-        assert code == 128 + signum and took < 10 and not left, \
+        assert code == 128 + signum and took < within and not left, \
             (f"{signal.Signals(signum).name} {when}: exit {code} after {took:.1f} s, left {left}; "
              f"stderr: {judge.stderr.read()[-1500:] if code is not None else ''}")
     finally:  # nothing outlives a failed check
@@ -175,6 +185,34 @@ def test_a_signal_while_torch_initialises_numpy_stops_the_run(tmp_path, signum):
     while judge.poll() is None and not _numpy_loading(judge.pid) and time.monotonic() < deadline:
         time.sleep(0.002)
     _stop_and_check(judge, scratch, signum, "as torch loads numpy")
+
+
+@pytest.mark.slow
+def test_sigterm_at_any_moment_of_a_run_exits_143_and_leaves_nothing(tmp_path):
+    """SIGTERM across a run's start-up (imports, the early worker's spawn, torch) and into a solve() that
+    never returns: always 143 within seconds, no worker or child left.  A delay before the judge has
+    its handler (the interpreter's own start-up) waits for it."""
+    for n, delay in enumerate([0.2, 0.45, 0.7, 1.0, 1.3, 1.7, 2.2], start=1):
+        judge, scratch = _start_run(tmp_path, n)
+        started = time.monotonic()
+        while judge.poll() is None and (time.monotonic() - started < delay or not _catches(judge.pid, signal.SIGTERM)):
+            time.sleep(0.005)
+        _stop_and_check(judge, scratch, signal.SIGTERM, f"at {time.monotonic() - started:.2f} s")
+
+
+@pytest.mark.slow
+def test_sigterm_during_a_solve_that_never_returns_kills_its_worker_at_once(tmp_path):
+    """A worker in a call cannot hear "exit": stopped by a signal, the judge kills it at once (it waited
+    2 s for it to exit)."""
+    solution = tmp_path / "announces_then_hangs.py"
+    solution.write_text("import time\n\n\ndef solve(input, output, rows, cols):\n"
+                        "    print('in solve()', flush=True)\n    while True:\n        time.sleep(0.05)\n")
+    judge, scratch = _start_run(tmp_path, 0, solution)
+    deadline = time.monotonic() + 60
+    while judge.poll() is None and time.monotonic() < deadline and not any(
+            "in solve()" in out.read_text(errors="replace") for out in scratch.glob("judge-worker-*/output.txt")):
+        time.sleep(0.02)
+    _stop_and_check(judge, scratch, signal.SIGTERM, "in solve()", within=1.5)
 
 
 # Where a signal's exception may not be raised, it waits (judge/base/signals.py): each scenario in a fresh
