@@ -247,6 +247,13 @@ _SCENARIO = textwrap.dedent("""
                 Finalised()
                 print("after __del__")
                 (lambda: None)()
+            elif scenario == "leetgpu":
+                from pathlib import Path
+                from judge.challenge import leetgpu
+                class Challenge:
+                    def generate_example_test(self):
+                        take()
+                leetgpu._call(Challenge(), "generate_example_test", Path("challenge.py"))
             print("not raised")
     except SystemExit as exc:
         print("raised", exc.code, "imported" if "takes_a_signal" in sys.modules else "")
@@ -261,6 +268,7 @@ _SCENARIO = textwrap.dedent("""
     ("import", "imported the rest\nraised 143 imported"),  # raised once the import has returned, whole
     ("import-ctrl-c", "imported the rest\ninterrupted imported"),
     ("unraisable", "after __del__\nraised 143"),  # lost in a __del__: raised at the next call
+    ("leetgpu", "raised 143"),  # a LeetGPU challenge's code lets it through (not "generate_example_test() failed")
 ])
 def test_a_signal_is_raised_only_where_the_judge_can_take_it(tmp_path, scenario, expected):
     signum = "SIGINT" if scenario == "import-ctrl-c" else "SIGTERM"
