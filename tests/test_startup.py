@@ -103,7 +103,8 @@ def test_the_judge_reports_triton_without_importing_it():
 
 # -- SIGTERM and Ctrl-C at any moment of a run (judge/base/signals.py) ---------------------------------------
 
-def _start_run(tmp_path: Path, n: int, solution: Path = SOLUTIONS / "transpose_hang.py") -> tuple[subprocess.Popen, Path]:
+def _start_run(tmp_path: Path, n: int,
+               solution: Path = SOLUTIONS / "transpose_hang.py") -> tuple[subprocess.Popen, Path]:
     """``judge run transpose`` on a solve() that never returns, in a process group of its own; its
     workers' folders (their working directories) under a temporary folder of its own."""
     scratch = tmp_path / f"tmp{n}"
