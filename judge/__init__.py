@@ -3,7 +3,7 @@
 The pipeline, bottom-up, one folder per layer (docs/architecture.md; a folder imports
 only folders below it, tests/test_layout.py checks it):
 
-    base        paths, the socket wire format, exit codes, bytecode, profiling
+    base        paths, the socket wire format, exit codes, signals, bytecode, profiling
     challenge   the spec model and loader, cases and inputs, LeetGPU folders
     timer       the worker-side timed loop: launch guard, flush, one measured call
     worker      the solution's sandboxed process, and the judge's client of it

@@ -13,6 +13,9 @@ import sys
 
 
 def main() -> None:
+    from judge.base import signals
+
+    signals.install()  # first: a SIGTERM or Ctrl-C from here on stops the command cleanly (judge/base/signals.py)
     from judge.server.client import run_served
 
     code = run_served(sys.argv[1:])

@@ -91,3 +91,12 @@ def test_judge_run_uses_the_early_worker_and_leaves_no_process(monkeypatch):
     assert result.exit_code == 0, result.output
     assert len(spawned) == 1 and taken == spawned
     assert spawned[0].process is None
+
+
+def test_a_worker_still_running_when_the_judge_exits_is_stopped():
+    """A SIGTERM raised after a worker's spawn and before the code that stops it had it (spawn_early
+    returning, the run's try) left it running: the judge's exit (atexit) stops every live worker."""
+    worker = client.spawn_early(SOLUTION, SPEC, interpret=True, device=None)
+    process = worker.process
+    client._stop_live_workers()
+    assert worker.process is None and process.poll() is not None

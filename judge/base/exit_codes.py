@@ -15,4 +15,4 @@ class ExitCode(IntEnum):
     USAGE = 2         # a mistake in what was asked: bad option, missing file, bad YAML (click's own usage errors too)
     INTERNAL = 3      # the judge's own bug: a one-paragraph message, the traceback with --debug
     INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report it; what was finished is kept
-    # another signal S ends a command through its clean-up with 128 + S (cli/__init__.py: 143 for SIGTERM)
+    # another signal S ends a command through its clean-up with 128 + S (base/signals.py: 143 for SIGTERM)

@@ -28,6 +28,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from judge.base import signals
 from judge.challenge.cases import Case
 from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
 from judge.challenge.shipped_module import ModuleError, describe, tensors
@@ -137,6 +138,7 @@ def _instance(cls: type, device: str, file: Path):
     try:
         return cls(device=device)
     except BaseException as exc:  # noqa: BLE001
+        _stop_passes(exc)
         raise LeetGpuError(f"{file}: Challenge(device={device!r}) failed:\n{_their_traceback(exc, file)}") from None
 
 
@@ -232,6 +234,7 @@ def _import_challenge(file: Path) -> type:
     try:
         module_spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001 - any failure of their file is reported with its traceback
+        _stop_passes(exc)
         raise LeetGpuError(f"{file} does not load:\n{_their_traceback(exc, file)}") from None
     cls = getattr(module, "Challenge", None)
     if not isinstance(cls, type):
@@ -249,6 +252,13 @@ def _forget_other_core(root: str) -> None:
         del sys.modules[key]
 
 
+def _stop_passes(exc: BaseException) -> None:
+    """The judge's SIGTERM or Ctrl-C, raised while the challenge's code ran, is no failure of theirs:
+    re-raised, so the command stops (judge/base/signals.py) instead of reporting it and going on."""
+    if signals.is_stop(exc):
+        raise exc
+
+
 def _their_traceback(exc: BaseException, file: Path) -> str:
     """The traceback from the challenge's own frames on (the judge's are noise)."""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -262,6 +272,7 @@ def _call(instance, method: str, file: Path, *args):
     try:
         return getattr(instance, method)(*args)
     except BaseException as exc:  # noqa: BLE001
+        _stop_passes(exc)
         raise LeetGpuError(f"{file}: {method}() failed:\n{_their_traceback(exc, file)}") from None
 
 
@@ -499,6 +510,7 @@ def expected_outputs(instance, case: ShippedCase, file: str = "") -> dict[str, t
         with torch.no_grad():
             instance.reference_impl(**work)
     except BaseException as exc:  # noqa: BLE001 - the challenge's bug, reported as such
+        _stop_passes(exc)
         raise ReferenceError_(f"reference_impl of {file} failed on the {case.name} test: "
                               f"{type(exc).__name__}: {exc}") from exc
     return {name: work[name] for name, role in case.roles.items() if role != "in"}

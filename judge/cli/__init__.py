@@ -35,23 +35,25 @@ def entry(args: list[str] | None = None, then: Callable[[int], None] | None = No
     ``then`` is called with the exit status once the output is out (the launcher
     starts a judge server there: judge/server/autostart.py).
     """
+    from judge.base import signals
     from judge.base.bytecode import keep_bytecode
     from judge.base.profiling import profiled
     from judge.worker.sandbox import set_dumpable
 
+    signals.install()  # SIGTERM and Ctrl-C stop the command through its clean-up, whenever they come
     keep_bytecode()  # before torch is imported: where Python may not write bytecode, a thousand modules compile
     set_dumpable(False)  # no solution's process can open this one's /proc/<pid>/fd, mem or environ (docs/security.md)
-    _terminate_cleanly()
     code = profiled("judge", _run_main, args)
     if code is not None and not isinstance(code, int):  # sys.exit("message"), as Python prints it
         print(code, file=sys.stderr)
         code = 1
-    atexit._run_exitfuncs()  # history connections, temporary folders, logging
+    atexit._run_exitfuncs()  # history connections, temporary folders, logging; workers left (worker/client.py)
     _flush()
+    code = signals.status(code or 0)  # a signal taken from here on is not raised: it sets the status
     if then is not None:
-        then(code or 0)
+        then(code)
         _flush()
-    os._exit(code or 0)
+    os._exit(code)
 
 
 def _flush() -> None:
@@ -63,22 +65,14 @@ def _flush() -> None:
 
 
 def _run_main(args):
+    from judge.base import signals
+    from judge.base.exit_codes import ExitCode
+
     try:
-        main_group.main(args=args, prog_name="judge")  # standalone mode: always ends in SystemExit
+        with signals.interruptible():  # where a signal's exception is raised (one taken before: at once)
+            main_group.main(args=args, prog_name="judge")  # standalone mode: always ends in SystemExit
         return 0
     except SystemExit as exc:
         return exc.code
-
-
-def _terminate_cleanly() -> None:
-    """SIGTERM ends the command through its clean-up (workers stopped, outputs written) as
-    Ctrl-C does, instead of killing the process at once and leaving its worker, in a
-    session of its own, running on."""
-    import signal
-
-    def terminate(signum, _frame):
-        signal.signal(signum, signal.SIG_DFL)  # a second SIGTERM kills at once
-        raise SystemExit(128 + signum)
-
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, terminate)
+    except KeyboardInterrupt:  # Ctrl-C taken before the command began, raised as it begins
+        return ExitCode.INTERRUPTED

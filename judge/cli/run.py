@@ -69,9 +69,10 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     check_cuda_ready([solution], interpret)
-    # Before torch is imported below: the worker's imports and the judge's overlap.
-    early = spawn_early(solution, spec, interpret, device)
+    early = None
     try:
+        # Before torch is imported below: the worker's imports and the judge's overlap.
+        early = spawn_early(solution, spec, interpret, device)
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from judge.server import compat
-from judge.base import wire
+from judge.base import signals, wire
 
 __all__ = ["run_served", "ask", "connect"]
 
@@ -35,6 +35,10 @@ def run_served(argv: list[str]) -> int | None:
     if conn is None:
         return None
     forwarded = _forward_signals(conn)  # before the request: a Ctrl-C from now on reaches the command
+    if signals.received() is not None:  # one came before: nothing was started, this process takes it
+        _restore(forwarded)
+        conn.close()
+        return None
     try:
         wire.send(conn, _request(argv), [0, 1, 2])
         reply, _ = wire.receive(conn)
@@ -44,8 +48,8 @@ def run_served(argv: list[str]) -> int | None:
         _restore(forwarded)
         print(f"judge server: not used ({reply['refused']}); judging in this process", file=sys.stderr)
         conn.close()
-        if forwarded.pending:  # Ctrl-C while it was refusing: as it would have been here
-            raise KeyboardInterrupt
+        if forwarded.pending:  # Ctrl-C while it was refusing: taken as it would have been here
+            signal.raise_signal(forwarded.pending)
         return None
     return _wait_for_exit(conn)
 
@@ -82,7 +86,7 @@ def _peer_is_us(conn: socket.socket) -> bool:
 
 
 class _Forwarded(dict):
-    pending = False
+    pending: int | None = None  # the last signal forwarded
 
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -93,7 +97,7 @@ def _forward_signals(conn: socket.socket) -> _Forwarded:
     previous = _Forwarded()
 
     def forward(signum, _frame):
-        previous.pending = True
+        previous.pending = signum
         try:
             wire.send(conn, {"signal": signum})
         except OSError:

@@ -4,6 +4,7 @@ and turn crashes and hangs into exceptions the runner can give verdicts to.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -14,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+from judge.base import signals
 from judge.base.bytecode import worker_bytecode_env
 from judge.base.languages import is_cuda_source
 from judge.worker import protocol, sandbox
@@ -112,6 +114,20 @@ def spawn_early(solution: str, spec, interpret: bool, device: str | None) -> "Wo
 # grade can stop a thread's judgement now, not when its blocked call times out.
 _LIVE: dict[int, set] = {}
 _LIVE_LOCK = threading.Lock()
+
+
+@atexit.register
+def _stop_live_workers() -> None:
+    """No worker outlives the process that spawned it, whatever way that ended (a SIGTERM raised
+    between a worker's spawn and the code that stops it): the judge's exit runs this
+    (judge/cli/__init__.py)."""
+    with _LIVE_LOCK:
+        workers = [worker for owned in _LIVE.values() for worker in owned]
+    for worker in workers:
+        try:
+            worker.stop()
+        except Exception:  # noqa: BLE001 - the others are still stopped
+            worker._kill_group()
 
 
 def kill_workers_of(thread_id: int) -> int:
@@ -243,7 +259,12 @@ class Worker:
 
     def spawn(self) -> None:
         """Start the process.  It imports torch at once (seconds) and then waits for
-        ``start``'s init message, so spawning early overlaps that with the judge's own work."""
+        ``start``'s init message, so spawning early overlaps that with the judge's own work.
+        A SIGTERM or Ctrl-C is raised once the process is known (``_LIVE``), not between fork and exec."""
+        with signals.held():
+            self._spawn()
+
+    def _spawn(self) -> None:
         self.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
         self.output_path = Path(self.workdir.name) / "output.txt"
         request_r, self._request_w = os.pipe()
@@ -324,7 +345,8 @@ class Worker:
     def stop(self) -> None:
         """Ask the worker to exit, kill it if it does not, and clean up."""
         if self.process is not None:
-            if self.process.poll() is None and self._initialized:
+            # Stopped by a signal: killed at once (it may be in a call that never returns, deaf to "exit").
+            if self.process.poll() is None and self._initialized and signals.received() is None:
                 try:
                     protocol.send(self._request_w, {"op": "exit"}, deadline=time.monotonic() + 0.5)
                     self.process.wait(timeout=2)
