@@ -116,6 +116,7 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(bench, "_elapsed", FakeEvent.elapsed_time)
     monkeypatch.setattr(bench, "_event_sync", lambda event: GPU.wait(event.at))
     monkeypatch.setattr(bench, "_synchronize", GPU.wait)
+    monkeypatch.setattr(bench, "_stream_idle", lambda stream: GPU.busy_until <= time.perf_counter())
     monkeypatch.setattr(bench, "flush_buffer", lambda device: None)
     monkeypatch.setattr(bench, "Cover", FakeCover)
     monkeypatch.setattr(bench, "_current_stream", lambda: None)
@@ -305,6 +306,21 @@ def test_a_solve_that_synchronizes_is_timed_without_the_guards_spin():
     assert median < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms  # not the 2 ms guard (a loaded machine: median)
     summary = timing_summary(done)
     assert any("launch guard" in note and "synchronize" in note for note in summary["notes"])
+
+
+def test_host_work_longer_than_the_cap_before_the_launch_keeps_the_guard_spinning():
+    """A solve() that works 3 ms on the host and then launches (a stall, or Python before the launch) is
+    exposed at the cap too, but its stream is busy when it returns: it does not wait for the GPU, the cap's
+    spin still covers most of its launch, and the guard must not stop spinning (it did: CI on a loaded
+    machine saw a slow launch end with a 0 µs guard once the 'solve() waits' mode took any exposure)."""
+
+    def slow_host(input, output, rows, cols):
+        time.sleep(0.003)
+        output.copy_(input.T)
+        GPU.run(FakeGPU.KERNEL_S)
+
+    done = bench_case(fake_calls(), FakeWorker(RecordingSession(slow_host)), CASE, check=True)
+    assert done.launch_guard_us == 2000.0 and done.exposed_kept >= 1
 
 
 @pytest.mark.parametrize("held", [True, False], ids=["guard-holds-the-GPU", "guard-cannot-hold-the-GPU"])

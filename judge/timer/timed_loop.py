@@ -61,6 +61,13 @@ _record = _c_method("record", torch.cuda.Event.record)  # (event, stream): alway
 _elapsed = _c_method("elapsed_time", torch.cuda.Event.elapsed_time)
 _event_sync = _c_method("synchronize", torch.cuda.Event.synchronize)
 _synchronize = getattr(torch._C, "_cuda_synchronize", None) or torch.cuda.synchronize  # the current device
+_stream_query = getattr(getattr(torch._C, "_CudaStreamBase", None), "query", None) or torch.cuda.Stream.query
+
+
+def _stream_idle(stream) -> bool:
+    """Whether everything queued on ``stream`` has run (cudaStreamQuery): right after solve() returned, a
+    solve() that waited for the GPU left it idle."""
+    return bool(_stream_query(stream))
 _current_stream = torch.cuda.current_stream  # only where no stream is given (the timer floor, the guard's sizing)
 _clone = torch.Tensor.clone
 _clock = time.perf_counter  # the host clock of every timed call: never an attribute a solution can rebind
@@ -244,6 +251,7 @@ class Call(NamedTuple):
     cover_us: float  # GPU: the guard's start .. the start event (guard and flush)
     host_ms: float = 0.0  # host: launching the guard .. the device-wide synchronize, less the cover
     tail_ms: float = 0.0  # host: calling solve() .. the device-wide synchronize
+    idle: bool = False  # the stream had run everything, solve()'s own work too, when solve() returned
 
     @property
     def exposed(self) -> bool:
@@ -296,10 +304,14 @@ class LaunchGuard:
         ``torch.cuda.synchronize()`` inside it, as LeetGPU's CUDA starters end) or works longer than any
         guard on the host.  Growing cannot help, and a solve() that waits would wait for the spin too, which
         the host clock then charged to it (2.47 ms for a 0.098 ms transpose on an H200): the guard stops
-        spinning (``blocking``; the flush stays) and the host clock's window starts where the guard ends."""
+        spinning (``blocking``; the flush stays) and the host clock's window starts where the guard ends.  Only
+        when the call shows it: the stream idle as solve() returned (its own work done, as a solve() that waits
+        leaves it); a call exposed by a host stall keeps the 2 ms spin, as before."""
         if not call.exposed or self.blocking:
             return False
         if self.at_cap:
+            if not call.idle:  # a host stall, or long host work before the launch: the cap's spin still helps
+                return False
             self.blocking = True
             self.resize(0.0)
             return True
@@ -359,6 +371,7 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     session.solve(*args)
     clear_hooks()  # before any more of the judge's code runs: work a hook queues now is still timed
     lead_us = (_clock() - start) * 1e6
+    idle = guard.at_cap and _stream_idle(stream)  # queried at the cap only, where absorb() asks (a C call)
     _record(end, stream)
     after = getattr(session, "after_solve", None)
     if after is not None:  # untimed by the events (after the end event), before the synchronize
@@ -373,7 +386,7 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     # A solve() that waits for the GPU waits for the guard's flush too: its tail starts where the guard ends.
     tail_from = max(solve_called, start + cover_ms / 1e3) if getattr(guard, "blocking", False) else solve_called
     call = Call(_elapsed(begin, end), lead_us, cover_ms * 1e3, (done - start) * 1e3 - cover_ms,
-                (done - tail_from) * 1e3)
+                (done - tail_from) * 1e3, idle)
     return (call, sums) if digest else call
 
 
