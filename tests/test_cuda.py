@@ -340,3 +340,29 @@ def test_a_solve_with_cpp_linkage_is_read_from_the_librarys_symbols(tmp_path, fi
     built = cuda_build.build(str(ROOT / "tests" / "solutions" / fixture), cuda_build.toolkit_nvcc(NVCC), (9, 0),
                              str(tmp_path), [], 170)
     assert sorted(mangled_solves(built.library)) == found
+
+
+@needs_nvcc
+def test_the_confined_build_compiles_and_cannot_read_outside_its_policy(tmp_path):
+    """The judge's own build path (confined_runner: confined_exec, Landlock and seccomp, then nvcc) without a
+    GPU: a solution builds; an #include of a file the policy does not allow is refused, its text not shown."""
+    from judge.worker import sandbox
+
+    if not sandbox.available()["landlock"].startswith("on"):
+        pytest.skip("no Landlock here")
+    nvcc = cuda_build.toolkit_nvcc(NVCC)
+    secret = tmp_path / "outside" / "secret.h"
+    secret.parent.mkdir()
+    secret.write_text("int the_secret_is_swordfish = 1;\n")
+    steal = _solution(tmp_path / "mine", f'#include "{secret}"\nextern "C" void solve() {{}}\n', "steal.cu")
+
+    def runner():
+        return cuda_build.confined_runner(lambda folder: sandbox.policy_for(
+            str(tmp_path / "mine"), folder, (), (cuda_build.toolkit_root(nvcc),), strict=True).as_message(), 4 << 30)
+
+    built = cuda_build.build(str(ROOT / "solutions" / "transpose" / "naive.cu"), nvcc, (9, 0), str(tmp_path / "c"),
+                             [], 170, runner())
+    assert Path(built.library).stat().st_size > 0
+    with pytest.raises(cuda_build.CompileFailed) as refused:
+        cuda_build.build(steal, nvcc, (9, 0), str(tmp_path / "c"), [], 170, runner())
+    assert "Permission denied" in str(refused.value) and "swordfish" not in str(refused.value)

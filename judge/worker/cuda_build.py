@@ -235,10 +235,33 @@ MAX_OUTPUT = 1 << 20  # of nvcc's output read back: a flood of diagnostics is cu
 
 def direct_runner(command: list[str], cwd: str, timeout: float) -> tuple[int, str]:
     """Run one step as it is (tests with a stand-in nvcc; JUDGE_SANDBOX=0 goes through confined_runner)."""
-    with tempfile.TemporaryFile(dir=cwd) as log:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
-                                   start_new_session=True)
-        status = _wait(process, timeout)
+    return _run_step(command, cwd, timeout)
+
+
+def _run_step(argv: list[str], cwd: str, timeout: float, job: bytes | None = None, env: dict | None = None,
+              resident_bytes: int | None = None) -> tuple[int, str]:
+    """``argv`` in a session of its own, ``job`` on its stdin (None: none), its output in a file in ``cwd``:
+    (exit status, the output's first MAX_OUTPUT bytes).  Its processes together may hold ``resident_bytes``
+    (limits.MemoryWatchdog, as over a worker) and take ``timeout`` seconds; past either it is CompileFailed."""
+    from judge.worker.limits import MemoryWatchdog
+
+    with tempfile.TemporaryFile(dir=cwd) as log, tempfile.TemporaryFile() as stdin:
+        stdin.write(job or b"")
+        stdin.seek(0)
+        process = subprocess.Popen(argv, stdin=stdin if job is not None else subprocess.DEVNULL, stdout=log,
+                                   stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True, env=env)
+        watchdog = MemoryWatchdog(process.pid, resident_bytes, lambda: _kill_group(process.pid)) if resident_bytes \
+            else None
+        if watchdog is not None:
+            watchdog.start()
+        try:
+            status = _wait(process, timeout)
+        finally:
+            if watchdog is not None:
+                watchdog.stop()
+        if watchdog is not None and watchdog.tripped:
+            raise CompileFailed(f"the compiler used {watchdog.tripped / 1024**3:.1f} GiB of memory, more than "
+                                f"the {resident_bytes / 1024**3:.1f} GiB a solution's processes may hold")
         log.seek(0)
         return status, log.read(MAX_OUTPUT).decode(errors="replace")
 
@@ -264,33 +287,13 @@ def confined_runner(policy, resident_bytes: int | None = None, memory_bytes: int
     (the worker's host-memory limit, watched as the worker's is: limits.MemoryWatchdog)."""
     import sys
 
-    from judge.worker.limits import MemoryWatchdog
-
     def run(command: list[str], cwd: str, timeout: float) -> tuple[int, str]:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": cwd, "TMPDIR": cwd, "LANG": "C.UTF-8"}
         job = {"command": command, "env": env, "policy": policy(cwd), "memory_bytes": memory_bytes,
                "file_bytes": BUILD_FILE_BYTES}
         python_path = os.pathsep.join([_PACKAGE_ROOT, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
-        with tempfile.TemporaryFile(dir=cwd) as log, tempfile.TemporaryFile() as stdin:
-            stdin.write(json.dumps(job).encode())
-            stdin.seek(0)
-            process = subprocess.Popen([sys.executable, "-I", "-c", _CONFINED_MAIN], stdin=stdin, stdout=log,
-                                       stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True,
-                                       env={"PYTHONPATH": python_path, "PATH": env["PATH"], "LANG": "C.UTF-8"})
-            watchdog = None
-            if resident_bytes:
-                watchdog = MemoryWatchdog(process.pid, resident_bytes, lambda: _kill_group(process.pid))
-                watchdog.start()
-            try:
-                status = _wait(process, timeout)
-            finally:
-                if watchdog is not None:
-                    watchdog.stop()
-            if watchdog is not None and watchdog.tripped:
-                raise CompileFailed(f"the compiler used {watchdog.tripped / 1024**3:.1f} GiB of memory, more than "
-                                    f"the {resident_bytes / 1024**3:.1f} GiB a solution's processes may hold")
-            log.seek(0)
-            return status, log.read(MAX_OUTPUT).decode(errors="replace")
+        return _run_step([sys.executable, "-I", "-c", _CONFINED_MAIN], cwd, timeout, json.dumps(job).encode(),
+                         {"PYTHONPATH": python_path, "PATH": env["PATH"], "LANG": "C.UTF-8"}, resident_bytes)
 
     return run
 
