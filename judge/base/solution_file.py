@@ -12,7 +12,7 @@ from pathlib import Path
 
 from judge.base.languages import unsupported_language
 
-__all__ = ["MAX_SOLUTION_BYTES", "SolutionFileError", "check_solution_file"]
+__all__ = ["MAX_SOLUTION_BYTES", "SolutionFileError", "check_solution_file", "source_problem", "too_large"]
 
 MAX_SOLUTION_BYTES = 2_000_000
 
@@ -31,15 +31,26 @@ def check_solution_file(path: str) -> str:
     if not p.is_file():
         raise SolutionFileError(f"{path} is not a regular file")
     if p.stat().st_size > MAX_SOLUTION_BYTES:
-        raise SolutionFileError(f"{path} is larger than {MAX_SOLUTION_BYTES // 1_000_000} MB; is it a solution?")
-    data = p.read_bytes()
+        raise SolutionFileError(too_large(path))
+    problem = source_problem(path, p.read_bytes())
+    if problem:
+        raise SolutionFileError(problem)
+    return str(p)
+
+
+def too_large(path: str) -> str:
+    return f"{path} is larger than {MAX_SOLUTION_BYTES // 1_000_000} MB; is it a solution?"
+
+
+def source_problem(path: str, data: bytes) -> str:
+    """Why ``data``, read from ``path``, is no solution source ("" when it is one): too large, binary, not
+    UTF-8, or a language the judge does not run.  judge grade's snapshots check their bytes with it too."""
+    if len(data) > MAX_SOLUTION_BYTES:
+        return too_large(path)
     if b"\0" in data:
-        raise SolutionFileError(f"{path} is a binary file, not source code")
+        return f"{path} is a binary file, not source code"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SolutionFileError(f"{path} is not UTF-8 text") from None
-    unsupported = unsupported_language(path, text)
-    if unsupported:
-        raise SolutionFileError(unsupported)
-    return str(p)
+        return f"{path} is not UTF-8 text"
+    return unsupported_language(path, text) or ""

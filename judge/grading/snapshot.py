@@ -21,11 +21,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.base.languages import unsupported_language
+from judge.base.solution_file import MAX_SOLUTION_BYTES, source_problem, too_large
 
 __all__ = ["Snapshot", "take", "MAX_HELPERS"]
 
-MAX_BYTES = 2_000_000  # as check_solution_file: larger is no solution
+MAX_BYTES = MAX_SOLUTION_BYTES  # larger is no solution
 MAX_HELPERS = 16
 HELPER_SUFFIXES = (".py", ".cuh", ".h")
 
@@ -60,7 +60,7 @@ def take(path: str, root: str | None = None) -> tuple[Snapshot | None, str]:
         return None, str(exc)
     except OSError as exc:
         return None, f"cannot read {path}: {exc.strerror or exc}"
-    problem = _not_source(path, data)
+    problem = source_problem(path, data)
     if problem:
         return None, problem
     files = [(os.path.basename(path), data), *_helpers(path)]
@@ -97,7 +97,7 @@ def _read_regular(path: str) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise _NotRegular(f"{path} is not a regular file")
         if info.st_size > MAX_BYTES:
-            raise _NotRegular(f"{path} is larger than {MAX_BYTES // 1_000_000} MB; is it a solution?")
+            raise _NotRegular(too_large(path))
         chunks, left = [], MAX_BYTES + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
@@ -108,18 +108,6 @@ def _read_regular(path: str) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
-
-
-def _not_source(path: str, data: bytes) -> str:
-    if len(data) > MAX_BYTES:
-        return f"{path} is larger than {MAX_BYTES // 1_000_000} MB; is it a solution?"
-    if b"\0" in data:
-        return f"{path} is a binary file, not source code"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"{path} is not UTF-8 text"
-    return unsupported_language(path, text) or ""
 
 
 def _helpers(path: str) -> list[tuple[str, bytes]]:
