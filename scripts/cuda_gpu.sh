@@ -9,14 +9,8 @@
 #   bash scripts/cuda_gpu.sh published  .published/run_cuda.sh: published LeetGPU CUDA solutions (if carried)
 #   bash scripts/cuda_gpu.sh sync       cudaDeviceSynchronize() in solve(): what it costs
 set -u
-export PYTHONUNBUFFERED=1 JUDGE_SERVER=0
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site
-fi
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+export JUDGE_SERVER=0
+source scripts/gpu_setup.sh
 python3 -c "from judge.worker.cuda_build import find_nvcc; print('nvcc:', find_nvcc())"
 "$(python3 -c 'from judge.worker.cuda_build import find_nvcc; print(find_nvcc())')" --version | tail -2
 

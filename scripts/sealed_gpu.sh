@@ -11,14 +11,7 @@
 #   bash scripts/sealed_gpu.sh audit     the host-clock audit's calibration: honest solutions (how many calls
 #                                        disagree) and the timed-path cheats, then their GPU tests
 set -u
-export PYTHONUNBUFFERED=1
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site
-fi
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+source scripts/gpu_setup.sh
 ROOT=$PWD
 
 judge_in() {  # judge_in TREE ARGS...: `judge` of that tree (this one: ".")
