@@ -298,9 +298,11 @@ def test_a_solve_that_synchronizes_is_timed_without_the_guards_spin():
     def synchronizing(input, output, rows, cols):
         output.copy_(input.T)
         GPU.run(FakeGPU.KERNEL_S)
-        GPU.wait()  # torch.cuda.synchronize() inside solve()
+        GPU.wait()  # torch.cuda.synchronize() inside solve(), after its last kernel
 
-    done = bench_case(fake_calls(), FakeWorker(RecordingSession(synchronizing)), CASE, check=True)
+    session = RecordingSession(synchronizing)
+    session.solve = synchronizing  # not RecordingSession's kernel queued after it: this solve() ends waiting
+    done = bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
     assert done.launch_guard_us == 0.0 and done.exposed_kept == len(done.samples_ms) >= 10
     median = sorted(done.samples_ms)[len(done.samples_ms) // 2]
     assert median < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms  # not the 2 ms guard (a loaded machine: median)
@@ -317,7 +319,7 @@ def test_host_work_longer_than_the_cap_before_the_launch_keeps_the_guard_spinnin
     def slow_host(input, output, rows, cols):
         time.sleep(0.003)
         output.copy_(input.T)
-        GPU.run(FakeGPU.KERNEL_S)
+        GPU.run(0.002)  # a kernel still running when solve() returns, however slow the machine's return path
 
     done = bench_case(fake_calls(), FakeWorker(RecordingSession(slow_host)), CASE, check=True)
     assert done.launch_guard_us == 2000.0 and done.exposed_kept >= 1
