@@ -15,7 +15,8 @@ __all__ = ["SUPPORTED", "SOLUTION_SUFFIXES", "is_cuda_source", "unsupported_lang
 SUPPORTED = "Triton and PyTorch (.py) and CUDA C++ (.cu)"
 SOLUTION_SUFFIXES = (".py", ".cu")  # what a submission folder's solution files end with
 _CUDA_SUFFIXES = (".cu",)
-_UNSUPPORTED_SUFFIXES = {".mojo": "Mojo", ".🔥": "Mojo", ".cpp": "C++ without CUDA (use .cu)", ".cuh": "a CUDA header",
+_UNSUPPORTED_SUFFIXES = {".mojo": "Mojo", ".🔥": "Mojo", ".cpp": "C++ without CUDA (use .cu)",
+                         ".cuh": "a CUDA header",
                          ".jl": "Julia", ".rs": "Rust"}
 # Top-level packages whose solutions the judge cannot run yet.
 _UNSUPPORTED_IMPORTS = {"jax": "JAX", "cutlass": "CuTe DSL (cutlass.cute)"}

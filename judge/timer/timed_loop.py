@@ -384,7 +384,7 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     sums = _DIGEST[0](session.spec, args) if digest else None
     cover_ms = _elapsed(before, begin)
     # A solve() that waits for the GPU waits for the guard's flush too: its tail starts where the guard ends.
-    tail_from = max(solve_called, start + cover_ms / 1e3) if getattr(guard, "blocking", False) else solve_called
+    tail_from = max(solve_called, start + cover_ms / 1e3) if guard.blocking else solve_called
     call = Call(_elapsed(begin, end), lead_us, cover_ms * 1e3, (done - start) * 1e3 - cover_ms,
                 (done - tail_from) * 1e3, idle)
     return (call, sums) if digest else call

@@ -212,14 +212,16 @@ class Worker:
         try:
             settings = self._cuda_settings(timeout)
             capability = torch.cuda.get_device_capability(torch.device(self.device))
+
             def policy(build_folder: str) -> dict | None:  # the step may write its build folder, nothing else
                 if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
                     return None
                 return sandbox.policy_for(str(Path(self.solution).parent), build_folder, (), (settings["toolkit"],),
                                           strict=True, hidden=(_PACKAGE_ROOT,)).as_message()
 
-            built = cuda_build.build(self.solution, settings["nvcc"], capability, settings["cache"],
-                                     settings["flags"], settings["timeout"], cuda_build.confined_runner(policy, self.limits.host_memory()))
+            runner = cuda_build.confined_runner(policy, self.limits.host_memory())
+            built = cuda_build.build(self.solution, settings["nvcc"], capability, settings["cache"], settings["flags"],
+                                     settings["timeout"], runner)
         except CudaUnavailable as exc:
             self.stop()
             raise SubmissionInvalid(str(exc)) from None

@@ -291,7 +291,8 @@ def confined_runner(policy, resident_bytes: int | None = None, memory_bytes: int
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": cwd, "TMPDIR": cwd, "LANG": "C.UTF-8"}
         job = {"command": command, "env": env, "policy": policy(cwd), "memory_bytes": memory_bytes,
                "file_bytes": BUILD_FILE_BYTES}
-        python_path = os.pathsep.join([_PACKAGE_ROOT, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+        inherited = filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))
+        python_path = os.pathsep.join([_PACKAGE_ROOT, *inherited])
         return _run_step([sys.executable, "-I", "-c", _CONFINED_MAIN], cwd, timeout, json.dumps(job).encode(),
                          {"PYTHONPATH": python_path, "PATH": env["PATH"], "LANG": "C.UTF-8"}, resident_bytes)
 
@@ -308,7 +309,8 @@ def _kill_group(pid: int) -> None:
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # -I keeps the user's site and PYTHON* variables out; the judge's package and the sandbox's bindings come
 # from the path given, as the worker's do.
-_CONFINED_MAIN = ("import os, sys; sys.path[:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]; "
+_CONFINED_MAIN = ("import os, sys; "
+                  "sys.path[:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]; "
                   "from judge.worker.confined_exec import main; main()")
 
 

@@ -20,7 +20,8 @@ __all__ = ["BUILD_VERSION", "COMPILE_FLAGS", "arch_flags", "compile_command", "l
 
 BUILD_VERSION = 2  # part of every cache key: a change to how solutions are built rebuilds them all
 COMPILE_FLAGS = ("-O3", "-std=c++17", "-lineinfo", "-Xcompiler", "-fPIC")
-LINK_FLAGS = ("-shared", "-cudart", "shared", "-Xlinker", "--no-undefined")  # a missing function: a link error now, not at load
+# --no-undefined: a declared but missing function is a link error now, not a failure at load.
+LINK_FLAGS = ("-shared", "-cudart", "shared", "-Xlinker", "--no-undefined")
 MAX_DIAGNOSTIC_LINES = 60
 MAX_LINE = 400  # characters of one diagnostic line (a static_assert can print megabytes on one)
 MAX_DIAGNOSTIC_CHARS = 16_000
@@ -99,7 +100,8 @@ def user_diagnostics(output: str, source: str, shown: str, build_dir: str, folde
         lines = lines[:MAX_DIAGNOSTIC_LINES] + [f"... ({cut} more lines)"]
     shown_text = "\n".join(lines).strip()
     if len(shown_text) > MAX_DIAGNOSTIC_CHARS:
-        shown_text = shown_text[:MAX_DIAGNOSTIC_CHARS] + f"\n... ({len(shown_text) - MAX_DIAGNOSTIC_CHARS} more characters)"
+        cut = len(shown_text) - MAX_DIAGNOSTIC_CHARS
+        shown_text = shown_text[:MAX_DIAGNOSTIC_CHARS] + f"\n... ({cut} more characters)"
     return shown_text
 
 

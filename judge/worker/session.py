@@ -268,18 +268,16 @@ class Session:
         return ArgumentsTampered(message)
 
     def threads_left(self) -> list[str]:
-        """Python threads of the solution's still running after a call.  Their work is not timed (a thread
-        that wrote the outputs between the call's synchronize and its digest was accepted: the red team)."""
+        """Threads of the solution's still running after a call (Python's; a CUDA library's native ones).  Their
+        work is not timed (a thread that wrote the outputs between the call's synchronize and its digest was
+        accepted: the red team)."""
         if self.judge_threads is None:
             return []
-        native = self.solve.left_running() if hasattr(self.solve, "left_running") else []
+        native = self.solve.left_running() if hasattr(self.solve, "left_running") else []  # a CUDA C++ library's
         alive = [t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()]
-        if native and not alive:
-            return native
-        if not alive:
-            return []
-        return [f"solve() left {len(alive)} thread(s) of its own running ({', '.join(alive[:4])}): a call's work "
-                "must be done when solve() returns, and work a thread does afterwards is not timed"]
+        return native + ([f"solve() left {len(alive)} thread(s) of its own running ({', '.join(alive[:4])}): a call's "
+                          "work must be done when solve() returns, and work a thread does afterwards is not timed"]
+                         if alive else [])
 
     @staticmethod
     def modes_left() -> list[str]:
