@@ -8,6 +8,7 @@
 #   bash scripts/cuda_gpu.sh redteam    tests/test_cuda_redteam_gpu.py: the red team's attacks, secure answers
 #   bash scripts/cuda_gpu.sh published  .published/run_cuda.sh: published LeetGPU CUDA solutions (if carried)
 #   bash scripts/cuda_gpu.sh sync       cudaDeviceSynchronize() in solve(): what it costs
+#   bash scripts/cuda_gpu.sh flow       judge grade --dir with .cu submissions; judge watch of a .cu saved twice
 set -u
 export JUDGE_SERVER=0
 source scripts/gpu_setup.sh
@@ -47,6 +48,21 @@ import json, sys
 d = json.load(sys.stdin)
 print('$f'.split('/')[-1], d['verdict'], '; '.join(f\"{b['name']}: {b['median_ms']:.4f} ms, exposed kept {b.get('exposed_kept')}, dropped {b.get('exposed_dropped')}, guard {b.get('launch_guard_us')} us\" for b in d['benchmarks']))"
       done ;;
+    flow)  # judge grade --dir with .cu and .py submissions, and judge watch of a .cu file saved twice
+      rm -rf /tmp/flow && mkdir -p /tmp/flow/subs/ann /tmp/flow/subs/ben /tmp/flow/subs/cat
+      cp solutions/transpose/tiled.cu /tmp/flow/subs/ann/transpose.cu
+      cp solutions/copy/vectorized.cu /tmp/flow/subs/ann/copy.cu
+      cp solutions/transpose/tiled.py /tmp/flow/subs/ben/transpose.py
+      printf 'extern "C" void solve(const float* a, float* b, int rows, int cols) { oops }\n' > /tmp/flow/subs/cat/transpose.cu
+      python3 -m judge grade --dir /tmp/flow/subs --seed 1 --bench-budget 0.3 --json "$OUT/flow_grade.json" 2>&1 | tail -12
+      echo "grade exit ${PIPESTATUS[0]}"
+      cp solutions/transpose/tiled.cu /tmp/flow/watched.cu
+      python3 -m judge watch transpose /tmp/flow/watched.cu --seed 1 --no-bench > "$OUT/flow_watch.log" 2>&1 &
+      watcher=$!
+      sleep 20; echo '// saved again' >> /tmp/flow/watched.cu
+      sleep 15; printf 'extern "C" void solve(const float* a, float* b, int r, int c) { broken }\n' > /tmp/flow/watched.cu
+      sleep 15; kill -INT $watcher; wait $watcher; echo "watch exit $?"
+      tail -40 "$OUT/flow_watch.log" ;;
     *) echo "unknown part $part" ;;
   esac
 done

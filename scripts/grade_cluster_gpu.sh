@@ -18,10 +18,15 @@
 # time, the gaps between its tasks, its first task's overhead against serial,
 # and the median slowdown of the later tasks against serial.
 #
-#   bash scripts/grade_cluster_gpu.sh serial    one part per call (each a few minutes; the machine
-#   bash scripts/grade_cluster_gpu.sh cluster   keeps $GRADE_WORK between calls while warm): local,
-#                                               scheduler, then compare
-#   bash scripts/grade_cluster_gpu.sh all       everything in one call (about 7 minutes)
+#   bash scripts/grade_cluster_gpu.sh all       setup serial cluster compare, in one call (about 7 minutes)
+#   bash scripts/grade_cluster_gpu.sh PART...   the parts named, in order (the machine keeps $GRADE_WORK
+#                                               between calls while warm): setup, serial, pool (the
+#                                               thread pool on GPUs 0 and 1, --gpus 0,1: the speed the
+#                                               cluster should match), local, scheduler, cluster (local
+#                                               then scheduler), compare
+#
+# While each grade runs, vmstat (the host's CPU) and nvidia-smi dmon (each GPU's use, power and
+# clocks) write every 2 s to $OUT/cluster_NAME.vmstat|dmon.
 #
 # Dask is not in the GPU image: the wheels in .whl/ (carried from the checkout)
 # are installed into /tmp/site first.  Each run gets an empty Triton cache and
@@ -46,10 +51,10 @@ export DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1  # as --cluster local: on
 export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}  # the Dask wheels (setup installs them there)
 CPU=${GRADE_CPU:-0}
 if [ "$CPU" = 1 ]; then
-  MODE=(--interpret); SERIAL=(--interpret); LOCAL=(--jobs 2); WORKER_GPUS="cpu0 cpu1"
+  MODE=(--interpret); SERIAL=(--interpret); LOCAL=(--jobs 2); POOL=(--interpret --jobs 2); WORKER_GPUS="cpu0 cpu1"
   export JUDGE_CHALLENGES_PATH=$PWD/tests/specs
 else
-  MODE=(); SERIAL=(--gpus 0); LOCAL=(); WORKER_GPUS="0 1"
+  MODE=(); SERIAL=(--gpus 0); LOCAL=(); POOL=(--gpus 0,1); WORKER_GPUS="0 1"
 fi
 
 setup() {
@@ -62,33 +67,14 @@ setup() {
     python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
     nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
   fi
-  python3 - "$WORK/grading.yaml" "$CPU" <<'PY'
-# The manifest: one submission (who) per solution file, absolute paths, the long matmuls first.
-import sys
-from pathlib import Path
-
-root = Path.cwd()
-files = [("tiny_transpose", ["tests/solutions/transpose_ok.py", "tests/solutions/transpose_wrong_value.py",
-                             "tests/solutions/transpose_crash.py", "tests/solutions/transpose_autotuned.py",
-                             "tests/solutions/transpose_wrong_edge.py", "solutions/transpose/tiled.py"])] \
-    if sys.argv[2] == "1" else [
-    ("matmul", ["solutions/matmul/grouped_autotuned.py", "solutions/matmul/tiled.py",
-                "tests/solutions/matmul_torch.py", "tests/solutions/matmul_zeros.py"]),
-    ("transpose", ["solutions/transpose/naive_1d.py", "solutions/transpose/naive_2d.py",
-                   "solutions/transpose/tiled.py", "solutions/transpose/tuned.py",
-                   "tests/solutions/transpose_ok.py", "tests/solutions/transpose_autotuned.py",
-                   "tests/solutions/transpose_wrong_value.py", "tests/solutions/transpose_wrong_edge.py",
-                   "tests/solutions/transpose_crash.py", "tests/solutions/transpose_illegal_address.py"]),
-    ("copy", ["solutions/copy/naive.py", "solutions/copy/tuned.py"]),
-]
-lines = ["submissions:"]
-for challenge, paths in files:
-    for path in paths:
-        who = path.replace("solutions/", "").replace("tests/", "t_").replace("/", "_").removesuffix(".py")
-        lines += [f"  {who}:", f"    {challenge}: {root / path}"]
-Path(sys.argv[1]).write_text("\n".join(lines) + "\n")
-print(f"manifest: {sum(len(p) for _, p in files)} submissions -> {sys.argv[1]}")
-PY
+  if [ "$CPU" = 1 ]; then  # the manifest, the long matmuls first (scripts/grade_manifest.py)
+    python3 scripts/grade_manifest.py "$WORK" "tiny_transpose=tests/solutions/transpose_ok.py,tests/solutions/transpose_wrong_value.py,tests/solutions/transpose_crash.py,tests/solutions/transpose_autotuned.py,tests/solutions/transpose_wrong_edge.py,solutions/transpose/tiled.py"
+  else
+    python3 scripts/grade_manifest.py "$WORK" \
+      "matmul=solutions/matmul/grouped_autotuned.py,solutions/matmul/tiled.py,tests/solutions/matmul_torch.py,tests/solutions/matmul_zeros.py" \
+      "transpose=solutions/transpose/naive_1d.py,solutions/transpose/naive_2d.py,solutions/transpose/tiled.py,solutions/transpose/tuned.py,tests/solutions/transpose_ok.py,tests/solutions/transpose_autotuned.py,tests/solutions/transpose_wrong_value.py,tests/solutions/transpose_wrong_edge.py,tests/solutions/transpose_crash.py,tests/solutions/transpose_illegal_address.py" \
+      "copy=solutions/copy/naive.py,solutions/copy/tuned.py"
+  fi
   if [ "$CPU" != 1 ] && [ ! -s "$JUDGE_CACHE_DIR/peaks.json" ]; then  # measure the peaks outside the timed runs
     judge run copy solutions/copy/tuned.py --seed 1 --bench-budget 0.2 --no-history > /dev/null
   fi
@@ -99,6 +85,7 @@ grade() {  # grade NAME OPTIONS...: one timed judge grade of the manifest, each 
   rm -rf "$WORK/triton-$name"
   rm -f "$JUDGE_CACHE_DIR/baselines.json"  # each run times the torch baselines, as a fresh host would
   local start end status
+  monitor_start "$name"
   start=$(date +%s.%N)
   # shellcheck disable=SC2086  # GRADE_ARGS is a list of options
   TRITON_CACHE_DIR="$WORK/triton-$name" timeout -k 30 "$LIMIT" judge grade --manifest "$WORK/grading.yaml" "$@" \
@@ -106,9 +93,24 @@ grade() {  # grade NAME OPTIONS...: one timed judge grade of the manifest, each 
     | python3 -u scripts/grade_timeline.py stamp "$start" > "$WORK/cluster_$name.log"
   status=${PIPESTATUS[0]}
   end=$(date +%s.%N)
+  monitor_stop
   python3 -c "import sys; print(f'{sys.argv[1]}: exit {sys.argv[2]}, wall {float(sys.argv[4]) - float(sys.argv[3]):.1f} s')" \
     "$name ($*)" "$status" "$start" "$end" | tee "$WORK/cluster_$name.wall"
   tail -1 "$WORK/cluster_$name.log"
+}
+
+monitor_start() {  # the host's CPU (vmstat) and, on GPUs, each GPU's use, power and clocks every 2 s
+  vmstat -n -t 2 > "$WORK/cluster_$1.vmstat" 2>&1 &
+  echo $! > "$WORK/monitor.pids"
+  if [ "$CPU" != 1 ] && command -v nvidia-smi > /dev/null; then
+    nvidia-smi dmon -s pucm -d 2 -o T > "$WORK/cluster_$1.dmon" 2>&1 &
+    echo $! >> "$WORK/monitor.pids"
+  fi
+}
+
+monitor_stop() {
+  [ -f "$WORK/monitor.pids" ] && kill $(cat "$WORK/monitor.pids") 2>/dev/null
+  rm -f "$WORK/monitor.pids"
 }
 
 start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the workers get their own Triton cache
@@ -151,7 +153,7 @@ import json, sys
 from pathlib import Path
 
 work, summary_path = Path(sys.argv[1]), Path(sys.argv[2])
-names = [n for n in ("serial", "local", "scheduler") if (work / f"cluster_{n}.json").exists()]
+names = [n for n in ("serial", "pool", "local", "scheduler") if (work / f"cluster_{n}.json").exists()]
 runs = {n: json.loads((work / f"cluster_{n}.json").read_text()) for n in names}
 walls = {}
 for n in names:
@@ -186,7 +188,7 @@ summary_path.write_text(json.dumps(summary, indent=2) + "\n")
 print("summary:", json.dumps(summary))
 PY
   echo "where the time went (scripts/grade_timeline.py; times in s from each run's start):"
-  python3 scripts/grade_timeline.py report "$WORK" "$OUT/cluster_timeline.json" serial local scheduler
+  python3 scripts/grade_timeline.py report "$WORK" "$OUT/cluster_timeline.json" serial pool local scheduler
 }
 
 copy_out() { cp "$WORK"/cluster_* "$WORK"/dask_*.log "$WORK/grading.yaml" "$OUT"/ 2>/dev/null; }
@@ -198,11 +200,24 @@ run_cluster() {
   stop_dask
 }
 
-case "${1:-all}" in
-  serial) setup; grade serial "${SERIAL[@]}" ;;
-  cluster) setup; run_cluster; compare ;;
-  compare) compare ;;
-  all) setup; grade serial "${SERIAL[@]}"; run_cluster; compare ;;
-  *) echo "usage: $0 [all|serial|cluster|compare]" >&2; exit 2 ;;
-esac
+run_scheduler() {
+  start_dask
+  grade scheduler --cluster "tcp://127.0.0.1:$PORT" "${MODE[@]}"
+  stop_dask
+}
+
+[ $# -eq 0 ] && set -- all
+for part in "$@"; do
+  case $part in
+    setup) setup ;;
+    serial) grade serial "${SERIAL[@]}" ;;
+    pool) grade pool "${POOL[@]}" ;;  # the thread pool on both GPUs: the speed a cluster should match
+    local) grade local --cluster local "${MODE[@]}" "${LOCAL[@]}" ;;
+    scheduler) run_scheduler ;;
+    cluster) run_cluster ;;
+    compare) compare ;;
+    all) setup; grade serial "${SERIAL[@]}"; run_cluster; compare ;;
+    *) echo "usage: $0 [all | PART...], PART: setup serial pool local scheduler cluster compare" >&2; exit 2 ;;
+  esac
+done
 copy_out

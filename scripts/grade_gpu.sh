@@ -25,30 +25,10 @@ setup() {
   python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
   python3 -c "import torch; print('GPUs visible:', torch.cuda.device_count())"
-  python3 - "$WORK/grading.yaml" <<'PY'
-# The manifest: one submission (who) per solution file, absolute paths.
-import sys
-from pathlib import Path
-
-root = Path.cwd()
-files = {
-    "transpose": ["solutions/transpose/naive_1d.py", "solutions/transpose/naive_2d.py",
-                  "solutions/transpose/tiled.py", "solutions/transpose/tuned.py",
-                  "tests/solutions/transpose_ok.py", "tests/solutions/transpose_autotuned.py",
-                  "tests/solutions/transpose_wrong_value.py", "tests/solutions/transpose_crash.py",
-                  "tests/solutions/transpose_illegal_address.py"],
-    "copy": ["solutions/copy/naive.py", "solutions/copy/tuned.py"],
-    "matmul": ["solutions/matmul/tiled.py", "solutions/matmul/grouped_autotuned.py",
-               "solutions/matmul/tf32x3.py", "tests/solutions/matmul_torch.py", "tests/solutions/matmul_zeros.py"],
-}
-lines = ["submissions:"]
-for challenge, paths in files.items():
-    for path in paths:
-        who = path.replace("solutions/", "").replace("tests/", "t_").replace("/", "_").removesuffix(".py")
-        lines += [f"  {who}:", f"    {challenge}: {root / path}"]
-Path(sys.argv[1]).write_text("\n".join(lines) + "\n")
-print(f"manifest: {sum(map(len, files.values()))} submissions -> {sys.argv[1]}")
-PY
+  python3 scripts/grade_manifest.py "$WORK" \
+    "transpose=solutions/transpose/naive_1d.py,solutions/transpose/naive_2d.py,solutions/transpose/tiled.py,solutions/transpose/tuned.py,tests/solutions/transpose_ok.py,tests/solutions/transpose_autotuned.py,tests/solutions/transpose_wrong_value.py,tests/solutions/transpose_crash.py,tests/solutions/transpose_illegal_address.py" \
+    "copy=solutions/copy/naive.py,solutions/copy/tuned.py" \
+    "matmul=solutions/matmul/tiled.py,solutions/matmul/grouped_autotuned.py,solutions/matmul/tf32x3.py,tests/solutions/matmul_torch.py,tests/solutions/matmul_zeros.py"
   if [ ! -s "$JUDGE_CACHE_DIR/peaks.json" ]; then  # measure the peaks outside both timed runs
     judge run copy solutions/copy/tuned.py --seed 1 --bench-budget 0.2 --no-history > /dev/null
   fi

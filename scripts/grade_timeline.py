@@ -68,7 +68,7 @@ def timeline(doc: dict, log_text: str, wall: float, serial: dict | None = None) 
             where = r.get("worker") or (f"GPU{r['gpu']}" if r.get("gpu") is not None else "here")
             workers.setdefault(where, []).append((arrivals[key] - r["wall_s"], arrivals[key], r))
     out = {"wall_s": wall, "ready_s": ready, "workers": {}}
-    slowdowns = []
+    slowdowns, phase_deltas = [], {}
     for name, tasks in sorted(workers.items()):
         tasks.sort(key=lambda t: t[0])
         busy = sum(r["wall_s"] for _, _, r in tasks)
@@ -87,10 +87,15 @@ def timeline(doc: dict, log_text: str, wall: float, serial: dict | None = None) 
             other = base.get((r["submission"], r["challenge"]))
             if other and other.get("wall_s"):
                 slowdowns.append(r["wall_s"] / other["wall_s"])
+                for p, seconds in r.get("phases_s", {}).items():  # which step of a judgement is slower than serially
+                    if isinstance(other.get("phases_s", {}).get(p), (int, float)):
+                        phase_deltas.setdefault(p, []).append(seconds - other["phases_s"][p])
     starts = [w["first_start_s"] for w in out["workers"].values()]
     out["first_start_s"] = min(starts) if starts else None
     out["last_end_s"] = max((w["last_end_s"] for w in out["workers"].values()), default=None)
     out["median_slowdown_later_tasks"] = round(statistics.median(slowdowns), 3) if slowdowns else None
+    out["later_phase_deltas_s"] = {p: {"median": round(statistics.median(d), 2), "sum": round(sum(d), 2)}
+                                   for p, d in phase_deltas.items()}
     return out
 
 
@@ -100,6 +105,9 @@ def render(name: str, t: dict) -> str:
              f"last result at {t['last_end_s']:.1f} s, exit {max(0.0, t['wall_s'] - t['last_end_s']):.1f} s later"
              + (f"; later tasks {t['median_slowdown_later_tasks']:.3f}x their serial wall (median)"
                 if t["median_slowdown_later_tasks"] else "")]
+    if t.get("later_phase_deltas_s"):
+        lines.append("  later tasks against serial, per phase (median, sum): " + ", ".join(
+            f"{p} {d['median']:+.2f}/{d['sum']:+.1f} s" for p, d in t["later_phase_deltas_s"].items()))
     for worker, w in t["workers"].items():
         first = (f"; first task {w['first_task']} {w['first_wall_s']:.1f} s"
                  + (f" ({w['first_overhead_s']:+.1f} s vs serial: "
