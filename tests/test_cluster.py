@@ -511,3 +511,31 @@ def test_a_leetgpu_folder_travels_as_its_path_and_unpickles_where_its_checkout_i
                           cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert done.stdout.decode().strip() == spec.name
+
+
+@pytest.mark.slow
+def test_a_worker_that_may_not_write_bytecode_keeps_it_where_the_judge_does(tmp_path, monkeypatch):
+    """Under PYTHONDONTWRITEBYTECODE=1 (the GPU image we measure on) the ``judge`` command keeps
+    bytecode in its cache (judge/base/bytecode.py), but a Dask worker is not started by it: the
+    worker, and every judge worker process it started for a submission, compiled torch's modules
+    again (2.0 s more per submission than the thread pool on two H100s).  The preload, and each
+    task for workers without it, now keep it in the judge's cache as the command does."""
+    from judge.base.bytecode import worker_bytecode_env
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("JUDGE_BYTECODE_CACHE", raising=False)
+
+    def bytecode(dask_worker=None):
+        return sys.dont_write_bytecode, sys.pycache_prefix, worker_bytecode_env({}).get("PYTHONPYCACHEPREFIX")
+
+    local = cluster._start_local(None, 1)
+    try:
+        with distributed.Client(local) as client:
+            client.wait_for_workers(1, timeout=120)
+            [preloaded] = client.run(bytecode).values()
+    finally:
+        local.close()
+    prefix = str(tmp_path / "cache" / "pycache")
+    assert preloaded == (False, prefix, prefix)
+    assert any((tmp_path / "cache" / "pycache").rglob("*.pyc"))  # torch's, imported by the preload

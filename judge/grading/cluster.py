@@ -175,6 +175,9 @@ def grade_task(job: Job, settings: GradeSettings, cancel_name: str) -> dict | No
     cancel = ClusterCancel(cancel_name)
     if cancel.is_set():
         return None
+    from judge.base.bytecode import keep_bytecode
+
+    keep_bytecode()  # on a worker started without the preload too: its judge workers find torch's bytecode
     if settings.secret:  # as the grading process: a submission running as this user cannot read it from /proc
         make_undumpable()
     problem = _worker_problem(job, settings)

@@ -5,7 +5,14 @@ joins the scheduler, what its first grade task would otherwise pay on the clock.
 
 (``--cluster local`` and ``judge worker`` preload it themselves: ``cluster.PRELOAD``.)
 
-``dask_setup`` imports torch and the judge's judging modules (seconds, which the
+``dask_setup`` first keeps Python's bytecode where the judge keeps it
+(judge/base/bytecode.py): a Dask worker is not started by the ``judge`` command,
+which does that for itself and its workers, and where Python may not write
+bytecode (``PYTHONDONTWRITEBYTECODE=1``, as in the GPU image we measure on), the
+worker and every judge worker process it started compiled torch's thousand
+modules again (on two H100s each submission's worker started 2.0 s later than
+in the thread pool: issue 28).  Then it imports torch and the
+judge's judging modules (seconds, which the
 grade's check of the worker or its first task paid before) and, on a worker that
 offers ``GPU=1``, does once on tiny tensors what a first judgement does in this
 process: the CUDA context, cuBLAS, seeded generation, the kernels of the checks.
@@ -40,9 +47,11 @@ _state = {"closing": False}
 
 def dask_setup(worker) -> None:
     """Warm the worker up (before it registers with the scheduler); never fails its start."""
+    from judge.base.bytecode import keep_bytecode
     from judge.grading.cluster import GPU_RESOURCE  # here, not above: the nanny imports this module too
 
     gpu = worker.state.total_resources.get(GPU_RESOURCE, 0) >= 1
+    keep_bytecode()  # before torch is imported; the judge worker processes started here inherit it
     try:
         seconds = warm(gpu)
     except Exception as exc:  # noqa: BLE001 - a cold worker still grades: its first task pays, and checks
