@@ -23,7 +23,13 @@
 #                                               between calls while warm): setup, serial, pool (the
 #                                               thread pool on GPUs 0 and 1, --gpus 0,1: the speed the
 #                                               cluster should match), local, scheduler, cluster (local
-#                                               then scheduler), compare
+#                                               then scheduler), rehearsal, compare
+#
+# rehearsal: several hosts on one.  A scheduler and two `judge worker` processes, each pinned to one GPU
+# and in its own session; KILL_AFTER seconds (25) into the grade the second "host" is killed whole
+# (kill -9 of its session: the judge worker, its nanny's Dask worker, the judge's worker processes).
+# Its running task must run again on the other worker: every submission exactly once in the JSON and
+# the JUnit, verdicts and per-case verdicts identical to the serial run's (scripts/grade_rehearsal_check.py).
 #
 # While each grade runs, vmstat (the host's CPU) and nvidia-smi dmon (each GPU's use, power and
 # clocks) write every 2 s to $OUT/cluster_NAME.vmstat|dmon.
@@ -191,13 +197,68 @@ PY
   python3 scripts/grade_timeline.py report "$WORK" "$OUT/cluster_timeline.json" serial pool local scheduler
 }
 
-copy_out() { cp "$WORK"/cluster_* "$WORK"/dask_*.log "$WORK/grading.yaml" "$OUT"/ 2>/dev/null; }
+copy_out() {  # one archive: the device tool brings back only a few files
+  tar -C "$WORK" -czf "$OUT/cluster_results.tgz" $(cd "$WORK" && ls cluster_* dask_*.log judge_worker_*.log grading.yaml 2>/dev/null)
+}
 
 run_cluster() {
   grade local --cluster local "${MODE[@]}" "${LOCAL[@]}"
   start_dask
   grade scheduler --cluster "tcp://127.0.0.1:$PORT" "${MODE[@]}"
   stop_dask
+}
+
+rehearse() {  # several hosts on one: a scheduler, two `judge worker` processes (one GPU each), one killed mid-grade
+  local kill_after=${KILL_AFTER:-25} name=rehearsal host options start end status
+  rm -rf "$WORK/triton-$name" "$WORK"/judge_worker_*.log
+  rm -f "$JUDGE_CACHE_DIR/baselines.json"
+  python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$PORT" --no-dashboard \
+    > "$WORK/dask_scheduler.log" 2>&1 &
+  echo $! > "$WORK/dask_scheduler.pid"
+  for host in a b; do  # each in its own session: one kill takes the whole "host" (nanny, worker, judge's workers)
+    if [ "$CPU" = 1 ]; then options=(--interpret --jobs 1); else options=(--gpus "$([ $host = a ] && echo 0 || echo 1)"); fi
+    TRITON_CACHE_DIR="$WORK/triton-$name" setsid judge worker "tcp://127.0.0.1:$PORT" "${options[@]}" --name "host-$host" \
+      > "$WORK/judge_worker_$host.log" 2>&1 &
+    echo $! > "$WORK/judge_worker_$host.pid"
+  done
+  python3 -c "
+from distributed import Client
+with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
+    client.wait_for_workers(2, timeout=180)
+    print('judge workers up:', sorted(w['name'] for w in client.scheduler_info()['workers'].values()))
+" || { stop_rehearsal; exit 3; }
+  monitor_start "$name"
+  start=$(date +%s.%N)
+  ( sleep "$kill_after"; victim=$(cat "$WORK/judge_worker_b.pid")
+    kill -9 -- "-$victim"
+    python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):8.3f} KILLED host-b: kill -9 of its session (judge worker {sys.argv[2]}, its Dask worker, the judge worker processes)')" "$start" "$victim"
+  ) > "$WORK/cluster_$name.kill" &
+  local killer=$!
+  # shellcheck disable=SC2086  # GRADE_ARGS is a list of options
+  TRITON_CACHE_DIR="$WORK/triton-$name" timeout -k 30 "$LIMIT" judge grade --manifest "$WORK/grading.yaml" \
+    --cluster "tcp://127.0.0.1:$PORT" "${MODE[@]}" --seed 1 $ARGS --json "$WORK/cluster_$name.json" \
+    --junit "$WORK/cluster_$name.xml" 2>&1 | python3 -u scripts/grade_timeline.py stamp "$start" > "$WORK/cluster_$name.log"
+  status=${PIPESTATUS[0]}
+  end=$(date +%s.%N)
+  monitor_stop
+  wait "$killer"
+  python3 -c "import sys; print(f'{sys.argv[1]}: exit {sys.argv[2]}, wall {float(sys.argv[4]) - float(sys.argv[3]):.1f} s')" \
+    "$name (scheduler + 2 judge workers, one killed after ${kill_after} s)" "$status" "$start" "$end" \
+    | tee "$WORK/cluster_$name.wall"
+  cat "$WORK/cluster_$name.kill"
+  stop_rehearsal
+  python3 scripts/grade_rehearsal_check.py "$WORK"
+}
+
+stop_rehearsal() {  # only the processes started above: each judge worker's session, then the scheduler
+  local f
+  for f in "$WORK"/judge_worker_*.pid; do
+    [ -f "$f" ] && kill -- "-$(cat "$f")" 2>/dev/null
+    rm -f "$f"
+  done
+  [ -f "$WORK/dask_scheduler.pid" ] && kill "$(cat "$WORK/dask_scheduler.pid")" 2>/dev/null
+  rm -f "$WORK/dask_scheduler.pid"
+  sleep 3
 }
 
 run_scheduler() {
@@ -215,9 +276,10 @@ for part in "$@"; do
     local) grade local --cluster local "${MODE[@]}" "${LOCAL[@]}" ;;
     scheduler) run_scheduler ;;
     cluster) run_cluster ;;
+    rehearsal) rehearse ;;  # a scheduler and two judge workers, one killed mid-grade (KILL_AFTER s, default 25)
     compare) compare ;;
     all) setup; grade serial "${SERIAL[@]}"; run_cluster; compare ;;
-    *) echo "usage: $0 [all | PART...], PART: setup serial pool local scheduler cluster compare" >&2; exit 2 ;;
+    *) echo "usage: $0 [all | PART...], PART: setup serial pool local scheduler cluster rehearsal compare" >&2; exit 2 ;;
   esac
 done
 copy_out

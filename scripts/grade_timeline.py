@@ -34,9 +34,10 @@ def stamp(start: float) -> None:
         sys.stdout.flush()
 
 
-def parse_log(text: str) -> tuple[float | None, dict]:
-    """(when the grade was ready, {(submission, challenge): when its result line came})."""
-    ready, arrivals = None, {}
+def parse_log(text: str) -> tuple[float | None, dict, float | None]:
+    """(when the grade was ready, {(submission, challenge): when its result line came}, when its
+    cluster was: the line judge/grading/cluster.ready_line prints, None without one)."""
+    ready, arrivals, cluster = None, {}, None
     for line in text.splitlines():
         head, _, rest = line.strip().partition(" ")
         try:
@@ -46,10 +47,13 @@ def parse_log(text: str) -> tuple[float | None, dict]:
         rest = rest.strip()
         if rest.startswith("grading ") and ready is None:
             ready = at
+        if cluster is None and (rest.startswith("local Dask cluster started in ")
+                                or rest.startswith("Dask workers checked in ")):
+            cluster = at
         found = RESULT_LINE.match(rest)
         if found:
             arrivals.setdefault((found.group(1), found.group(2)), at)
-    return ready, arrivals
+    return ready, arrivals, cluster
 
 
 def wall_of(text: str) -> float:
@@ -59,7 +63,7 @@ def wall_of(text: str) -> float:
 
 def timeline(doc: dict, log_text: str, wall: float, serial: dict | None = None) -> dict:
     """The run's timeline (module docstring); ``serial``: the serial run's document, to compare with."""
-    ready, arrivals = parse_log(log_text)
+    ready, arrivals, cluster_ready = parse_log(log_text)
     base = {(r["submission"], r["challenge"]): r for r in (serial or {}).get("results", [])}
     workers: dict[str, list] = {}
     for r in doc["results"]:
@@ -67,7 +71,7 @@ def timeline(doc: dict, log_text: str, wall: float, serial: dict | None = None) 
         if key in arrivals and r.get("wall_s"):
             where = r.get("worker") or (f"GPU{r['gpu']}" if r.get("gpu") is not None else "here")
             workers.setdefault(where, []).append((arrivals[key] - r["wall_s"], arrivals[key], r))
-    out = {"wall_s": wall, "ready_s": ready, "workers": {}}
+    out = {"wall_s": wall, "ready_s": ready, "cluster_ready_s": cluster_ready, "workers": {}}
     slowdowns, phase_deltas = [], {}
     for name, tasks in sorted(workers.items()):
         tasks.sort(key=lambda t: t[0])
@@ -101,7 +105,8 @@ def timeline(doc: dict, log_text: str, wall: float, serial: dict | None = None) 
 
 def render(name: str, t: dict) -> str:
     ready = f"{t['ready_s']:.1f}" if t["ready_s"] is not None else "?"
-    lines = [f"{name}: wall {t['wall_s']:.1f} s; ready at {ready} s; first task at {t['first_start_s']:.1f} s; "
+    cluster = f"; cluster ready at {t['cluster_ready_s']:.1f} s" if t.get("cluster_ready_s") is not None else ""
+    lines = [f"{name}: wall {t['wall_s']:.1f} s; ready at {ready} s{cluster}; first task at {t['first_start_s']:.1f} s; "
              f"last result at {t['last_end_s']:.1f} s, exit {max(0.0, t['wall_s'] - t['last_end_s']):.1f} s later"
              + (f"; later tasks {t['median_slowdown_later_tasks']:.3f}x their serial wall (median)"
                 if t["median_slowdown_later_tasks"] else "")]
