@@ -88,6 +88,13 @@ def test_without_history_a_bigger_challenge_is_expected_longer_on_gpus_and_in_cp
     assert [(e.index, e.source) for e in order] == [(1, "sizes"), (0, "sizes")]
 
 
+def test_two_spec_files_of_one_name_are_estimated_each_from_its_own_sizes():
+    wide = replace(TINY, interpret_max={"rows": 48, "cols": 48})  # the same name, tiny_transpose
+    got = expected_durations([entry("a", "tiny.yaml"), entry("b", "wide.yaml")], [0, 1],
+                             {**SPECS_BY_PATH, "wide.yaml": wide}, Settings(), History({}))
+    assert got[1].seconds > got[0].seconds == sizes_seconds(TINY, Settings())
+
+
 def test_a_spec_without_sizes_is_estimated_by_its_count_of_cases():
     """A LeetGPU folder's tests are unknown until its generators run; a spec whose cases cannot be
     generated counts its explicit tests.  Neither stops the grade."""

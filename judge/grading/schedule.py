@@ -181,11 +181,11 @@ def sizes_seconds(spec, settings) -> float:
     return seconds
 
 
-def _sizes_scale(models: dict, history: History) -> float:
-    """How much longer this machine's grades took than the sizes model says, over the grade's challenges
-    that have a history (the median ratio; 1 without any), so that a challenge judged from its sizes ranks
-    fairly against those judged from their history."""
-    ratios = [history.challenge_median(name) / model for name, model in sorted(models.items())
+def _sizes_scale(models: list[tuple[str, float]], history: History) -> float:
+    """How much longer this machine's grades took than the sizes model says (``models``: spec name, model
+    seconds), over the grade's challenges that have a history (the median ratio; 1 without any), so that a
+    challenge estimated from its sizes ranks fairly against those estimated from their history."""
+    ratios = [history.challenge_median(name) / model for name, model in models
               if history.challenge_median(name) and model > 0]
     return statistics.median(ratios) if ratios else 1.0
 
@@ -193,18 +193,18 @@ def _sizes_scale(models: dict, history: History) -> float:
 def expected_durations(entries: list, todo: list[int], specs: dict, settings, history: History) -> list[Expected]:
     """The expected duration of each entry of ``todo`` (plan indices; ``entries[i]`` has ``problem``,
     ``spec_path`` and ``snapshot``, whose ``sha256`` names the bytes judged), in ``todo``'s order."""
-    judged = {i: specs[entries[i].spec_path] for i in todo
-              if not entries[i].problem and entries[i].spec_path in specs}
-    models = {spec.name: sizes_seconds(spec, settings) for spec in judged.values()}
-    scale = _sizes_scale(models, history)
+    judged = {i for i in todo if not entries[i].problem and entries[i].spec_path in specs}
+    models = {path: sizes_seconds(specs[path], settings)  # per spec file: two may share a name
+              for path in {entries[i].spec_path for i in judged}}
+    scale = _sizes_scale([(specs[path].name, model) for path, model in models.items()], history)
     out = []
     for index in todo:
-        spec = judged.get(index)
-        if spec is None:
+        if index not in judged:
             out.append(Expected(index, 0.0, "problem"))
             continue
-        found = history.seconds(spec.name, getattr(entries[index].snapshot, "sha256", None))
-        seconds, source = found if found else (models[spec.name] * scale, "sizes")
+        path = entries[index].spec_path
+        found = history.seconds(specs[path].name, getattr(entries[index].snapshot, "sha256", None))
+        seconds, source = found if found else (models[path] * scale, "sizes")
         out.append(Expected(index, seconds, source))
     return out
 

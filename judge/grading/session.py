@@ -54,11 +54,13 @@ class GradeSession:
         return grade_document(self.entries, self.records, self.settings, self.meta)
 
     def grade_one(self, index: int, device, slot: str | None = None) -> dict:
-        """The record of entry ``index``, judged on ``device``; ``slot`` names the local slot that judged it."""
+        """The record of entry ``index``, judged on ``device``; ``slot`` names the local slot, kept in the record
+        of an entry it judged (one that cannot be judged gets its record without a judgement)."""
         entry = self.entries[index]
-        record = judge_entry(entry, self.specs.get(entry.spec_path), self.keys[index], self.settings, device,
-                             self.cancel, self.note)
-        return {**record, "slot": slot} if slot is not None else record
+        spec = self.specs.get(entry.spec_path)
+        record = judge_entry(entry, spec, self.keys[index], self.settings, device, self.cancel, self.note)
+        judged = slot is not None and not entry.problem and spec is not None
+        return {**record, "slot": slot} if judged else record
 
     def note(self, text: str) -> None:
         """A plain line from a judgement under way (a step still running: pool.judge_entry); grade has no
