@@ -24,6 +24,9 @@ os.environ.pop("TRITON_INTERPRET", None)
 # (tests/test_server.py sets its own JUDGE_SERVER).
 os.environ["JUDGE_SERVER_STOP_WITH"] = str(os.getpid())
 os.environ["JUDGE_SERVER"] = "0"
+# No grade reads or writes the durations of earlier grades (grading/durations.py): a test's start order
+# must not depend on what the tests before it graded.  tests/test_schedule.py turns it on in a temporary cache.
+os.environ["JUDGE_GRADE_HISTORY"] = "0"
 
 
 def outlived(pid: int, seconds: float = 5.0) -> bool:

@@ -30,7 +30,7 @@ PURE = [
     "judge.timing.stats", "judge.timing.audit", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
-    "judge.report.json_export", "judge.report.junit",
+    "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
                   "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",
@@ -243,7 +243,7 @@ def test_exit_statuses_come_from_one_enum():
 
 # Test files of pure logic: they must run where torch and triton are not installed at all.
 PURE_TESTS = ["test_cases.py", "test_expr.py", "test_history.py", "test_ranking.py", "test_run_changes.py",
-              "test_spec.py", "test_stats.py"]
+              "test_spec.py", "test_stats.py", "test_schedule.py"]
 
 
 def test_pure_tests_need_no_torch(tmp_path):

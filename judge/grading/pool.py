@@ -166,7 +166,8 @@ def grade_entries(todo: list[int], slots: list, grade_one: Callable[[int, object
                   done: Callable[[int, dict], None], cancel: threading.Event | None = None) -> None:
     """Call ``grade_one(index, slot)`` for each index, at most one at a time per slot.
 
-    ``slots`` are devices (``"cuda:1"``) or ``None`` (CPU jobs).  One slot grades
+    ``slots`` are what ``grade_one`` is given, each held by one call at a time: devices
+    (``"cuda:1"``), ``None`` (CPU jobs), or names (session.py's ``slot_names``).  One slot grades
     in the calling thread; more use a thread pool (each call waits on its own
     worker process, so threads suffice).  ``done`` is called once per graded
     index, never concurrently.  On an exception (Ctrl-C included) ``cancel`` is

@@ -1,5 +1,5 @@
-"""What ``judge grade`` shows on its console: the opening line, one line per graded
-submission, the final table and the pass/fail line.
+"""What ``judge grade`` shows on its console: the opening line, the start order, one line per
+graded submission, the final table with where the time went, and the pass/fail line.
 
 Lines are returned as rich markup for the caller's console; the table is
 printed on the console given.  Works on the grade document's plain dicts
@@ -13,7 +13,10 @@ from rich.table import Table
 
 from judge.report.console import table_box
 
-__all__ = ["start_line", "progress_line", "interrupted_line", "render_table", "summary_line"]
+__all__ = ["start_line", "order_line", "progress_line", "interrupted_line", "render_table", "timing_lines",
+           "summary_line"]
+
+ORDER_SHOWN = 3  # entries the order line names before "…"
 
 
 def _first_line(message: str | None) -> str:
@@ -24,6 +27,24 @@ def start_line(count: int, interpret: bool, seed_label: str, where: str) -> str:
     """What is graded, in which mode, with which seed and where (``where``: plain text)."""
     return (f"grading {count} submission(s) · {'CPU (Triton interpreter)' if interpret else 'GPU'}"
             f" · seed {escape(seed_label)} · {escape(where)}")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
+def order_line(schedule: dict | None, shown: int = ORDER_SHOWN) -> str | None:
+    """The start order (the document's ``schedule``) on one line: the first ``shown`` entries to judge with
+    their expected time and its source, then how many more; None with fewer than two to judge (no order to
+    tell).  Entries that are not judged (``problem``) are left out: they take no time."""
+    judged = [e for e in (schedule or {}).get("order", []) if e.get("expected_from") != "problem"]
+    if len(judged) < 2:
+        return None
+    named = ", ".join(f"{n}. {escape(e['submission'])} · {escape(e['challenge'])} "
+                      f"(~{_seconds(e['expected_s'])}, {e['expected_from']})"
+                      for n, e in enumerate(judged[:shown], 1))
+    more = f", … {len(judged) - shown} more" if len(judged) > shown else ""
+    return f"order: {escape(schedule['by'])} — {named}{more}"
 
 
 def progress_line(record: dict, counter: str) -> str:
@@ -44,7 +65,8 @@ def interrupted_line(graded: int, total: int) -> str:
 
 
 def render_table(console, doc: dict) -> None:
-    """The grade's results, one row per submission: verdict, tests passed, the message's first line."""
+    """The grade's results, one row per submission: verdict, tests passed, the message's first line; then
+    where this run's time went (``timing_lines``), when it judged anything."""
     table = Table(box=table_box(console), show_edge=not console.no_color)
     for header in ("submission", "challenge", "verdict", "tests", "details"):
         table.add_column(header, no_wrap=header != "details")
@@ -56,6 +78,25 @@ def render_table(console, doc: dict) -> None:
         table.add_row(escape(r["submission"]), escape(r["challenge"]), f"[{style}]{r['verdict']}[/]", tests,
                       escape(detail))
     console.print(table)
+    for line in timing_lines(doc.get("timing")):
+        console.print(line, markup=False, highlight=False)
+
+
+def timing_lines(timing: dict | None) -> list[str]:
+    """The document's ``timing`` as plain lines: the wall time, the critical path (the longest judgement),
+    the ideal time for this many slots and the efficiency, the start-up; then each slot's busy and idle time."""
+    if not timing:
+        return []
+    slots, kind = timing["slots"], timing.get("slot_kind", "slot")
+    path = timing["critical_path"]
+    lines = [f"time: {timing['wall_s']:.1f} s wall · critical path {path['wall_s']:.1f} s ({path['name']}) · "
+             f"ideal for {slots} {kind}{'' if slots == 1 else 's'} {timing['ideal_s']:.1f} s · "
+             f"efficiency {timing['efficiency'] * 100:.0f} % · start-up {timing['startup_s']:.1f} s"]
+    for worker in timing["workers"]:
+        tasks = worker["tasks"]
+        lines.append(f"  {worker['name']}: busy {worker['busy_s']:.1f} s, idle {worker['idle_s']:.1f} s "
+                     f"({tasks} task{'' if tasks == 1 else 's'})")
+    return lines
 
 
 def summary_line(doc: dict, ok: bool, rule_note: str) -> str:
