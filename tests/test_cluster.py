@@ -539,3 +539,35 @@ def test_a_worker_that_may_not_write_bytecode_keeps_it_where_the_judge_does(tmp_
     prefix = str(tmp_path / "cache" / "pycache")
     assert preloaded == (False, prefix, prefix)
     assert any((tmp_path / "cache" / "pycache").rglob("*.pyc"))  # torch's, imported by the preload
+
+
+def test_a_local_cluster_on_gpus_starts_without_torch_in_the_grading_process():
+    """The grading process of ``--cluster local`` needs only the number of GPUs, which the CUDA
+    driver gives (judge/base/cuda_driver.py); importing torch for it (1.5-2 s on the GPU machines)
+    delayed the start of every worker.  The driver's answer is faked here (no GPU on CI)."""
+    code = ("import sys; import judge.grading.placement as p; p.visible_device_count = lambda: 2; "
+            "placed = p.place('local', None, None, None, False); "
+            "print(placed.interpret, placed.gpus, placed.jobs, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.stdout.split() == ["False", "[0,", "1]", "2", "False"], out.stderr
+
+
+def test_no_cuda_driver_means_ask_torch_and_no_gpu_means_cpu_mode(monkeypatch):
+    from judge.base import cuda_driver
+    from judge.grading import placement
+
+    monkeypatch.setattr(placement, "visible_device_count", lambda: 0)  # a driver without devices
+    assert placement.place("local", None, 2, None, False).interpret is True
+    monkeypatch.setattr(placement, "visible_device_count", lambda: None)  # no driver: torch decides
+    monkeypatch.setattr(placement, "resolve_mode", lambda interpret: True)
+    assert placement.place("local", None, 2, None, False).jobs == 2
+    if not os.path.exists("/dev/nvidiactl"):
+        assert cuda_driver.visible_device_count() in (None, 0)
+
+
+def test_the_ready_line_says_how_long_the_cluster_took_and_names_its_workers():
+    assert cluster.ready_line(["gpu0", "gpu1"], 4.26, True) == \
+        "local Dask cluster started in 4.3 s: 2 worker(s) (gpu0, gpu1)"
+    names = [f"h{i}" for i in range(9)]
+    assert cluster.ready_line(names, 0.5, False, shown=3) == \
+        "Dask workers checked in 0.5 s: 9 worker(s) (h0, h1, h2, ... (6 more))"

@@ -34,7 +34,7 @@ from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "PRELOAD", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs",
            "grade_task", "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect",
-           "unusable_address", "grade_on_cluster", "serve_workers"]
+           "unusable_address", "ready_line", "grade_on_cluster", "serve_workers"]
 
 GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
 PRELOAD = "judge.grading.preload"  # the workers' warm-up (preload.py): Dask takes a preload by module name
@@ -395,6 +395,7 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
     started here for ``LOCAL`` (``worker_specs``), with its workers checked; both closed after."""
     from distributed import Client
 
+    started = time.perf_counter()
     cluster = _start_local(gpus, jobs) if address == LOCAL else None
     try:
         try:
@@ -405,10 +406,19 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
             if cluster is not None:
                 client.wait_for_workers(len(cluster.worker_spec), timeout=LOCAL_START_S)
             check_workers(client, address, interpret, say)
+            say(ready_line(sorted(str(info.get("name", w)) for w, info in _workers(client).items()),
+                time.perf_counter() - started, cluster is not None))
             yield client
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def ready_line(names: list[str], seconds: float, started_here: bool, shown: int = 6) -> str:
+    """The line saying the cluster can grade: how long it took (its start, for a local one) and its workers."""
+    listed = ", ".join(names[:shown]) + (f", ... ({len(names) - shown} more)" if len(names) > shown else "")
+    what = "local Dask cluster started" if started_here else "Dask workers checked"
+    return f"{what} in {seconds:.1f} s: {len(names)} worker(s) ({listed})"
 
 
 def unusable_address(address: str, exc: BaseException) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
+from judge.base.cuda_driver import visible_device_count
 from judge.grading.cluster import LOCAL
 from judge.grading.plan import GradeError
 from judge.grading.pool import parse_gpus
@@ -43,12 +44,16 @@ class Placement:
 def place(cluster: str | None, gpus: str | None, jobs: int | None, device: str | None,
           interpret: bool) -> Placement:
     """The placement that --cluster, --gpus, --jobs, --device and --interpret ask for."""
-    remote = cluster is not None and cluster != LOCAL
-    mode = interpret if remote else resolve_mode(interpret)  # a remote cluster's GPUs are not ours
     if cluster is None:
+        mode = resolve_mode(interpret)
         return Placement(mode, slots=choose_slots(gpus, jobs, device, mode))
-    workers, count = cluster_workers(cluster, gpus, jobs, device, mode)
-    return Placement(mode, cluster=cluster, gpus=workers, jobs=count)
+    count = None if cluster != LOCAL or interpret else visible_device_count()
+    if cluster != LOCAL:
+        mode = interpret  # a remote cluster's GPUs are not ours
+    else:  # without torch where the driver answers: the workers import it, and start sooner
+        mode = interpret or count == 0 or (count is None and resolve_mode(interpret))
+    workers, slots = cluster_workers(cluster, gpus, jobs, device, mode, count)
+    return Placement(mode, cluster=cluster, gpus=workers, jobs=slots)
 
 
 def resolve_mode(interpret: bool) -> bool:
@@ -58,18 +63,22 @@ def resolve_mode(interpret: bool) -> bool:
     return detect_mode(Options(interpret=interpret))[0]
 
 
-def choose_slots(gpus: str | None, jobs: int | None, device: str | None, interpret: bool) -> list:
-    """The devices to grade on at once: one per GPU, N CPU jobs, or one."""
+def choose_slots(gpus: str | None, jobs: int | None, device: str | None, interpret: bool,
+                 count: int | None = None) -> list:
+    """The devices to grade on at once: one per GPU, N CPU jobs, or one.  ``count``: the GPUs
+    visible, if known (else torch is asked)."""
     if gpus is not None:
         if interpret:
             raise GradeError("--gpus needs CUDA GPUs, but this grade runs in CPU mode (no CUDA device, or "
                              "--interpret); use --jobs N to grade N submissions at a time on the CPU")
         if device or jobs:
             raise GradeError("--gpus picks the devices: drop --device and --jobs")
-        import torch
+        if count is None:
+            import torch
 
+            count = torch.cuda.device_count()
         try:
-            return [f"cuda:{i}" for i in parse_gpus(gpus, torch.cuda.device_count())]
+            return [f"cuda:{i}" for i in parse_gpus(gpus, count)]
         except ValueError as exc:
             raise GradeError(f"--gpus: {exc}") from None
     if jobs and jobs > 1:
@@ -81,9 +90,10 @@ def choose_slots(gpus: str | None, jobs: int | None, device: str | None, interpr
 
 
 def cluster_workers(cluster: str, gpus: str | None, jobs: int | None, device: str | None,
-                    interpret: bool) -> tuple[list[int] | None, int]:
+                    interpret: bool, count: int | None = None) -> tuple[list[int] | None, int]:
     """For ``--cluster``: the GPUs (GPU mode) or the number of workers (CPU mode)
-    of a local cluster; ``(None, 0)`` for a scheduler's address, whose workers decide."""
+    of a local cluster; ``(None, 0)`` for a scheduler's address, whose workers decide.
+    ``count``: the GPUs visible here, if known (else torch is asked)."""
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -95,7 +105,7 @@ def cluster_workers(cluster: str, gpus: str | None, jobs: int | None, device: st
             raise GradeError(f"--cluster {cluster}: the scheduler's workers are the GPUs (start one per GPU, "
                              "docs/grading.md); --gpus and --jobs are for --cluster local")
         return None, 0
-    slots = choose_slots(gpus if gpus is not None or interpret else "all", jobs, None, interpret)
+    slots = choose_slots(gpus if gpus is not None or interpret else "all", jobs, None, interpret, count)
     if interpret:
         return None, len(slots)
     return [int(slot.split(":")[1]) for slot in slots], len(slots)
