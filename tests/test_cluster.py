@@ -221,12 +221,13 @@ def test_an_interrupt_while_a_finished_task_is_taken_keeps_its_record(threads_cl
     (a round trip to the scheduler each).  The record was dropped then, though its
     task had finished: the interrupted grade must still write it."""
     monkeypatch.setattr(cluster, "grade_task", _quick_task)
-    interrupt = {"fetching the result": "_outcome", "submitting the next task": "slots"}[where]
+    interrupt = {"fetching the result": "_outcome", "submitting the next task": "_workers"}[where]
     real, calls = getattr(cluster, interrupt), []
 
     def interrupted_once(*args, **kwargs):
         calls.append(1)
-        if len(calls) == (1 if interrupt == "_outcome" else 2):  # slots: the first call is the first top-up
+        # _workers: the workers at the start, then the first top-up's, then the refill's (the round trip hit)
+        if len(calls) == (1 if interrupt == "_outcome" else 3):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
@@ -571,3 +572,12 @@ def test_the_ready_line_says_how_long_the_cluster_took_and_names_its_workers():
     names = [f"h{i}" for i in range(9)]
     assert cluster.ready_line(names, 0.5, False, shown=3) == \
         "Dask workers checked in 0.5 s: 9 worker(s) (h0, h1, h2, ... (6 more))"
+
+
+def test_a_worker_that_leaves_or_joins_mid_grade_is_said():
+    changes = cluster.WorkerChanges({"host-a-gpu0", "host-b-gpu0"})
+    assert changes.seen({"host-a-gpu0", "host-b-gpu0"}) == []
+    assert changes.seen({"host-a-gpu0"}) == [
+        "Dask worker host-b-gpu0 left the cluster mid-grade: the task it was running, if any, runs again on "
+        "another worker (1 worker(s) now)"]
+    assert changes.seen({"host-a-gpu0", "host-c-gpu0"}) == ["Dask worker host-c-gpu0 joined (2 worker(s) now)"]

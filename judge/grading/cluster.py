@@ -34,7 +34,7 @@ from judge.judging.verdict import Verdict
 
 __all__ = ["GPU_RESOURCE", "PRELOAD", "LOCAL", "ClusterError", "Job", "make_jobs", "task_key", "worker_specs",
            "grade_task", "plain", "ClusterCancel", "worker_died_record", "internal_record", "connect",
-           "unusable_address", "ready_line", "grade_on_cluster", "serve_workers"]
+           "unusable_address", "ready_line", "WorkerChanges", "grade_on_cluster", "serve_workers"]
 
 GPU_RESOURCE = "GPU"  # the Dask worker resource a GPU task needs one of: dask worker --resources GPU=1
 PRELOAD = "judge.grading.preload"  # the workers' warm-up (preload.py): Dask takes a preload by module name
@@ -291,7 +291,7 @@ def _outcome(future, job: Job, settings: GradeSettings) -> dict | None:
 
 
 def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Callable[[int, dict], None],
-                     drain_s: float = 60.0) -> None:
+                     drain_s: float = 60.0, say: Callable[[str], None] | None = None) -> None:
     """Grade the jobs as Dask tasks, calling ``done`` as each finishes, in the calling thread.
 
     Only as many tasks are submitted as the cluster has slots (GPU resources; CPU
@@ -303,6 +303,7 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
     On an exception (Ctrl-C included) the grade's Event is set: running tasks stop
     at their next case, no further task is submitted; what finishes within
     ``drain_s`` is still passed to ``done``; then the exception propagates.
+    ``say`` gets a line when a worker leaves or joins mid-grade (``WorkerChanges``).
     """
     from distributed import Event
 
@@ -310,9 +311,14 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
     cancel = Event(f"judge-cancel-{run_id}", client=client)
     resources = None if settings.interpret else {GPU_RESOURCE: 1}
     waiting, futures = list(reversed(jobs)), {}
+    changes = WorkerChanges(_worker_names(client))
 
     def top_up() -> None:
-        for _ in range(max(1, slots(client, settings.interpret)) - len(futures)):
+        workers = _workers(client)
+        for line in changes.seen(_names(workers)):
+            if say is not None:
+                say(line)
+        for _ in range(max(1, _slots(workers, settings.interpret)) - len(futures)):
             if not waiting:
                 return
             job = waiting.pop()
@@ -334,9 +340,37 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
         raise
 
 
+class WorkerChanges:
+    """The lines to say as the cluster's workers change mid-grade: Dask runs a lost worker's
+    running task again on another (allowed-failures), which the user should see happen."""
+
+    def __init__(self, names: set[str]):
+        self.names = set(names)
+
+    def seen(self, names: set[str]) -> list[str]:
+        left, joined = sorted(self.names - names), sorted(names - self.names)
+        self.names = set(names)
+        return ([f"Dask worker {name} left the cluster mid-grade: the task it was running, if any, runs again "
+                 f"on another worker ({len(names)} worker(s) now)" for name in left]
+                + [f"Dask worker {name} joined ({len(names)} worker(s) now)" for name in joined])
+
+
+def _worker_names(client) -> set[str]:
+    return _names(_workers(client))
+
+
+def _names(workers: dict) -> set[str]:
+    """The workers' names (their addresses where they have none) of ``_workers``'s answer."""
+    return {str(info.get("name", address)) for address, info in workers.items()}
+
+
 def slots(client, interpret: bool) -> int:
     """How many tasks the cluster's workers run at once: their GPUs, or in CPU mode their threads."""
-    workers = _workers(client).values()
+    return _slots(_workers(client), interpret)
+
+
+def _slots(workers: dict, interpret: bool) -> int:
+    workers = workers.values()
     if interpret:
         return sum(int(info.get("nthreads", 1)) for info in workers)
     return sum(int(info.get("resources", {}).get(GPU_RESOURCE, 0)) for info in workers)
@@ -406,7 +440,7 @@ def connect(address: str, gpus: list[int] | None, jobs: int, interpret: bool,
             if cluster is not None:
                 client.wait_for_workers(len(cluster.worker_spec), timeout=LOCAL_START_S)
             check_workers(client, address, interpret, say)
-            say(ready_line(sorted(str(info.get("name", w)) for w, info in _workers(client).items()),
+            say(ready_line(sorted(_worker_names(client)),
                 time.perf_counter() - started, cluster is not None))
             yield client
     finally:

@@ -103,7 +103,7 @@ class GradeSession:
         try:
             with cluster.connect(address, gpus, jobs, self.settings.interpret, self.console.print) as client:
                 work = cluster.make_jobs(judged, self.entries, self.specs, self.keys)
-                cluster.grade_on_cluster(client, work, self.settings, self.done)
+                cluster.grade_on_cluster(client, work, self.settings, self.done, say=self.note)
         except cluster.ClusterError as exc:
             raise GradeError(str(exc)) from None
 
