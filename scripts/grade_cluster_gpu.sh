@@ -194,7 +194,7 @@ summary_path.write_text(json.dumps(summary, indent=2) + "\n")
 print("summary:", json.dumps(summary))
 PY
   echo "where the time went (scripts/grade_timeline.py; times in s from each run's start):"
-  python3 scripts/grade_timeline.py report "$WORK" "$OUT/cluster_timeline.json" serial pool local scheduler
+  python3 scripts/grade_timeline.py report "$WORK" "$OUT/cluster_timeline.json" serial pool local scheduler rehearsal
 }
 
 copy_out() {  # one archive: the device tool brings back only a few files
@@ -246,6 +246,7 @@ with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
     "$name (scheduler + 2 judge workers, one killed after ${kill_after} s)" "$status" "$start" "$end" \
     | tee "$WORK/cluster_$name.wall"
   cat "$WORK/cluster_$name.kill"
+  grep -E "left the cluster|joined \(" "$WORK/cluster_$name.log"
   stop_rehearsal
   python3 scripts/grade_rehearsal_check.py "$WORK"
 }
