@@ -87,6 +87,7 @@ def test_a_local_cluster_grades_as_serially_survives_a_killed_worker_and_keeps_t
     killer = next(r for r in c_doc["results"] if r["submission"] == "mallory")
     assert killer["verdict"] == "runtime_error" and killer["internal_error"] and killer["key"] is None
     assert "Dask worker grading this submission died (2 tries" in killer["message"]
+    assert "left the cluster mid-grade" in on_cluster.stdout  # the killed worker, seen gone (docs/grading.md)
     # the secret: in no output, log (the workers' included: they write to this stderr) or file
     texts = [on_cluster.stdout, on_cluster.stderr, (tmp_path / "c.json").read_text(), (tmp_path / "c.xml").read_text()]
     assert not [t for t in texts if SECRET in t] and c_doc["seed"]["label"] == f"{SEED} + secret"
@@ -574,10 +575,24 @@ def test_the_ready_line_says_how_long_the_cluster_took_and_names_its_workers():
         "Dask workers checked in 0.5 s: 9 worker(s) (h0, h1, h2, ... (6 more))"
 
 
-def test_a_worker_that_leaves_or_joins_mid_grade_is_said():
-    changes = cluster.WorkerChanges({"host-a-gpu0", "host-b-gpu0"})
-    assert changes.seen({"host-a-gpu0", "host-b-gpu0"}) == []
-    assert changes.seen({"host-a-gpu0"}) == [
-        "Dask worker host-b-gpu0 left the cluster mid-grade: the task it was running, if any, runs again on "
-        "another worker (1 worker(s) now)"]
-    assert changes.seen({"host-a-gpu0", "host-c-gpu0"}) == ["Dask worker host-c-gpu0 joined (2 worker(s) now)"]
+def test_a_worker_that_leaves_or_joins_mid_grade_is_said_and_its_task_noted():
+    """Dask runs a lost worker's task again elsewhere without a word (the rehearsal on two H100s:
+    a killed host's task reran unseen); the grade now says so, and the record of that task too."""
+    changes = cluster.WorkerChanges({"tcp://a:1": "host-a-gpu0", "tcp://b:1": "host-b-gpu0"})
+    label = {3: "alice · transpose", 4: "bob · transpose"}.get
+    both = {"tcp://a:1": "host-a-gpu0", "tcp://b:1": "host-b-gpu0"}
+    assert changes.seen(both, {"tcp://a:1": [4], "tcp://b:1": [3]}, label) == []
+    assert changes.seen({"tcp://a:1": "host-a-gpu0"}, {"tcp://a:1": [4, 3]}, label) == [
+        "Dask worker host-b-gpu0 left the cluster mid-grade: its task alice · transpose runs again on another "
+        "worker (1 worker(s) now)"]
+    # a nanny restarts a dead worker under its name at a new address: left, then joined
+    assert changes.seen({"tcp://a:2": "host-a-gpu0"}, {}, label) == [
+        "Dask worker host-a-gpu0 left the cluster mid-grade: its task bob · transpose, alice · transpose runs again "
+        "on another worker (1 worker(s) now)", "Dask worker host-a-gpu0 joined (1 worker(s) now)"]
+    record = changes.noted(3, {"verdict": "accepted", "notes": ["n"]})
+    assert record["lost_workers"] == ["host-b-gpu0", "host-a-gpu0"]
+    assert record["notes"] == ["n", "graded again: the Dask workers host-b-gpu0, host-a-gpu0 running it left the "
+                                    "cluster mid-judgement"]
+    assert changes.noted(7, {"notes": []}) == {"notes": []}
+    died = changes.noted(4, {"verdict": "runtime_error", "internal_error": True, "notes": []})
+    assert died["notes"] == ["the Dask worker host-a-gpu0 running it left the cluster mid-judgement"]

@@ -311,11 +311,12 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
     cancel = Event(f"judge-cancel-{run_id}", client=client)
     resources = None if settings.interpret else {GPU_RESOURCE: 1}
     waiting, futures = list(reversed(jobs)), {}
-    changes = WorkerChanges(_worker_names(client))
+    changes = WorkerChanges(_names(_workers(client)))
+    labels = {job.index: f"{job.entry.submission} · {job.entry.challenge}" for job in jobs}
 
     def top_up() -> None:
         workers = _workers(client)
-        for line in changes.seen(_names(workers)):
+        for line in changes.seen(_names(workers), _running(client, futures), labels.get):
             if say is not None:
                 say(line)
         for _ in range(max(1, _slots(workers, settings.interpret)) - len(futures)):
@@ -325,43 +326,79 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
             futures[client.submit(grade_task, job, settings, cancel.name, key=task_key(job.index, run_id),
                                   resources=resources, pure=False)] = job
 
+    def done_noted(index: int, record: dict) -> None:
+        done(index, changes.noted(index, record))
+
     try:
         while waiting or futures:
             top_up()
             for future in _finished(futures, POLL_S):
-                _take(future, futures, settings, done, refill=top_up)
+                _take(future, futures, settings, done_noted, refill=top_up)
     except BaseException as exc:
         if not isinstance(exc, KeyboardInterrupt) and client.status != "running":
             # the scheduler is gone (its futures cancelled): nothing to cancel or drain there
             raise ClusterError(f"lost the Dask scheduler mid-grade ({type(exc).__name__}, the client "
                                f"{client.status}): the outputs hold what was graded, and --resume carries on") from None
         cancel.set()
-        _drain(client, futures, settings, done, drain_s)
+        _drain(client, futures, settings, done_noted, drain_s)
         raise
 
 
 class WorkerChanges:
-    """The lines to say as the cluster's workers change mid-grade: Dask runs a lost worker's
-    running task again on another (allowed-failures), which the user should see happen."""
+    """What to say, and to note in records, as the cluster's workers change mid-grade.  Dask runs
+    the task of a lost worker again on another (allowed-failures) without a word; the user should
+    see it happen, and the record of a task graded again should say so.  Workers are told apart by
+    address: a nanny restarts a dead worker under its old name, at a new address."""
 
-    def __init__(self, names: set[str]):
-        self.names = set(names)
+    def __init__(self, workers: dict[str, str]):
+        self.workers = dict(workers)  # address -> name
+        self.running: dict[str, list[int]] = {}  # address -> indices of the jobs it was running, last seen
+        self.lost: dict[int, list[str]] = {}  # job index -> names of the workers lost while running it
 
-    def seen(self, names: set[str]) -> list[str]:
-        left, joined = sorted(self.names - names), sorted(names - self.names)
-        self.names = set(names)
-        return ([f"Dask worker {name} left the cluster mid-grade: the task it was running, if any, runs again "
-                 f"on another worker ({len(names)} worker(s) now)" for name in left]
-                + [f"Dask worker {name} joined ({len(names)} worker(s) now)" for name in joined])
+    def seen(self, workers: dict[str, str], running: dict[str, list[int]], label: Callable[[int], str]) -> list[str]:
+        """The lines for workers that left or joined since the last look; ``running``: the jobs each
+        worker runs now (its address -> job indices), ``label`` names a job."""
+        lines = []
+        for address in sorted(set(self.workers) - set(workers), key=self.workers.get):
+            name, jobs = self.workers[address], self.running.get(address, [])
+            for index in jobs:
+                self.lost.setdefault(index, []).append(name)
+            again = (f"its task {', '.join(map(label, jobs))} runs again on another worker" if jobs
+                     else "the task it was running, if any, runs again on another worker")
+            lines.append(f"Dask worker {name} left the cluster mid-grade: {again} ({len(workers)} worker(s) now)")
+        lines += [f"Dask worker {workers[a]} joined ({len(workers)} worker(s) now)"
+                  for a in sorted(set(workers) - set(self.workers), key=workers.get)]
+        self.workers, self.running = dict(workers), running
+        return lines
+
+    def noted(self, index: int, record: dict) -> dict:
+        """``record`` with a note and ``lost_workers`` when its task was running on a worker that was lost."""
+        names = self.lost.get(index)
+        if not names:
+            return record
+        again = "" if record.get("internal_error") else "graded again: "  # not graded at all when it died each time
+        note = (f"{again}the Dask worker{'s' if len(names) > 1 else ''} {', '.join(names)} running it "
+                "left the cluster mid-judgement")
+        return {**record, "lost_workers": list(names), "notes": [*record.get("notes", []), note]}
 
 
 def _worker_names(client) -> set[str]:
-    return _names(_workers(client))
+    return set(_names(_workers(client)).values())
 
 
-def _names(workers: dict) -> set[str]:
-    """The workers' names (their addresses where they have none) of ``_workers``'s answer."""
-    return {str(info.get("name", address)) for address, info in workers.items()}
+def _names(workers: dict) -> dict[str, str]:
+    """Address -> name (the address where it has none) of ``_workers``'s answer."""
+    return {address: str(info.get("name", address)) for address, info in workers.items()}
+
+
+def _running(client, futures: dict) -> dict[str, list[int]]:
+    """Worker address -> the indices of this grade's jobs it is running (the scheduler's view)."""
+    jobs = {future.key: job.index for future, job in futures.items()}
+    try:
+        processing = client.processing()
+    except Exception:  # noqa: BLE001 - only for the lines above; the grade goes on without them
+        return {}
+    return {address: [jobs[key] for key in keys if key in jobs] for address, keys in processing.items()}
 
 
 def slots(client, interpret: bool) -> int:
