@@ -304,8 +304,10 @@ def test_a_solve_that_synchronizes_is_timed_without_the_guards_spin():
     session.solve = synchronizing  # not RecordingSession's kernel queued after it: this solve() ends waiting
     done = bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
     assert done.launch_guard_us == 0.0 and done.exposed_kept == len(done.samples_ms) >= 10
-    median = sorted(done.samples_ms)[len(done.samples_ms) // 2]
-    assert median < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms  # not the 2 ms guard (a loaded machine: median)
+    # not the 2 ms guard, which every sample held before: the lower quartile, since on a loaded machine (a
+    # 2-core box running the suite beside other work) half the samples held 5-10 ms of descheduling
+    quartile = sorted(done.samples_ms)[len(done.samples_ms) // 4]
+    assert quartile < 1e3 * FakeGPU.KERNEL_S + 1.0, done.samples_ms
     summary = timing_summary(done)
     assert any("launch guard" in note and "synchronize" in note for note in summary["notes"])
 
