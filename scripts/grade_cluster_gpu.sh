@@ -119,11 +119,25 @@ monitor_stop() {
   rm -f "$WORK/monitor.pids"
 }
 
-start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the workers get their own Triton cache
-  rm -rf "$WORK/triton-scheduler"
+start_scheduler() {  # a Dask scheduler on the loopback, as on a scheduler host
   python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$PORT" --no-dashboard \
     > "$WORK/dask_scheduler.log" 2>&1 &
   echo $! > "$WORK/dask_scheduler.pid"
+}
+
+wait_for_two() {  # wait_for_two LABEL: until two workers joined the scheduler, then print their names
+  python3 -c "
+import sys
+from distributed import Client
+with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
+    client.wait_for_workers(2, timeout=180)
+    print(sys.argv[1], sorted(w['name'] for w in client.scheduler_info()['workers'].values()))
+" "$1"
+}
+
+start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the workers get their own Triton cache
+  rm -rf "$WORK/triton-scheduler"
+  start_scheduler
   local gpu pinned options
   for gpu in $WORKER_GPUS; do
     if [ "$CPU" = 1 ]; then
@@ -136,12 +150,7 @@ start_dask() {  # a scheduler and one worker per GPU, as on remote hosts; the wo
       > "$WORK/dask_worker_$gpu.log" 2>&1 &
     echo $! > "$WORK/dask_worker_$gpu.pid"
   done
-  python3 -c "
-from distributed import Client
-with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
-    client.wait_for_workers(2, timeout=180)
-    print('dask workers up:', sorted(w['name'] for w in client.scheduler_info()['workers'].values()))
-" || { stop_dask; exit 3; }
+  wait_for_two "dask workers up:" || { stop_dask; exit 3; }
   grep -h "judge preload" "$WORK"/dask_worker_*.log | sed 's/^.* - INFO - /  /'
 }
 
@@ -212,21 +221,14 @@ rehearse() {  # several hosts on one: a scheduler, two `judge worker` processes 
   local kill_after=${KILL_AFTER:-25} name=rehearsal host options start end status
   rm -rf "$WORK/triton-$name" "$WORK"/judge_worker_*.log
   rm -f "$JUDGE_CACHE_DIR/baselines.json"
-  python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$PORT" --no-dashboard \
-    > "$WORK/dask_scheduler.log" 2>&1 &
-  echo $! > "$WORK/dask_scheduler.pid"
+  start_scheduler
   for host in a b; do  # each in its own session: one kill takes the whole "host" (nanny, worker, judge's workers)
     if [ "$CPU" = 1 ]; then options=(--interpret --jobs 1); else options=(--gpus "$([ $host = a ] && echo 0 || echo 1)"); fi
     TRITON_CACHE_DIR="$WORK/triton-$name" setsid judge worker "tcp://127.0.0.1:$PORT" "${options[@]}" --name "host-$host" \
       > "$WORK/judge_worker_$host.log" 2>&1 &
     echo $! > "$WORK/judge_worker_$host.pid"
   done
-  python3 -c "
-from distributed import Client
-with Client('tcp://127.0.0.1:$PORT', timeout=60) as client:
-    client.wait_for_workers(2, timeout=180)
-    print('judge workers up:', sorted(w['name'] for w in client.scheduler_info()['workers'].values()))
-" || { stop_rehearsal; exit 3; }
+  wait_for_two "judge workers up:" || { stop_rehearsal; exit 3; }
   monitor_start "$name"
   start=$(date +%s.%N)
   ( sleep "$kill_after"; victim=$(cat "$WORK/judge_worker_b.pid")
