@@ -596,3 +596,71 @@ def test_a_worker_that_leaves_or_joins_mid_grade_is_said_and_its_task_noted():
     assert changes.noted(7, {"notes": []}) == {"notes": []}
     died = changes.noted(4, {"verdict": "runtime_error", "internal_error": True, "notes": []})
     assert died["notes"] == ["the Dask worker host-a-gpu0 running it left the cluster mid-judgement"]
+
+
+class _FakeFuture:
+    def __init__(self, key, worker):
+        self.key, self.worker, self.status = key, worker, "pending"
+
+    def result(self):
+        return {"verdict": "accepted", "notes": []}
+
+    def release(self):
+        pass
+
+
+class _FakeClient:
+    """A scheduler whose worker ``a`` finishes its task and then leaves (its host killed
+    between the result reaching the driver and the driver's next look at the workers)."""
+
+    status = "running"
+
+    def __init__(self):
+        self.workers = {"tcp://a:1": {"name": "gpu0", "resources": {"GPU": 1}},
+                        "tcp://b:1": {"name": "gpu1", "resources": {"GPU": 1}}}
+        self.futures = []
+
+    def scheduler_info(self, n_workers=-1):
+        return {"workers": dict(self.workers)}
+
+    def processing(self):
+        return {address: [f.key for f in self.futures if f.worker == address and f.status == "pending"]
+                for address in self.workers}
+
+    def submit(self, fn, *args, key, resources=None, pure=False):
+        future = _FakeFuture(key, "tcp://a:1" if not self.futures else "tcp://b:1")
+        self.futures.append(future)
+        return future
+
+
+def test_a_worker_lost_after_its_task_finished_does_not_mark_that_task_graded_again(monkeypatch):
+    """The driver's last look at the workers saw the task running on ``a``; the task then finished
+    (its record taken) and ``a`` left before the next look.  The task was judged once: its record
+    must not say "graded again", nor the line that it runs again on another worker."""
+    import distributed
+
+    client = _FakeClient()
+    monkeypatch.setattr(distributed, "Event", lambda name, client=None: type("E", (), {"name": name,
+                                                                                      "set": lambda self: None})())
+    calls = []
+
+    def finished(futures, timeout):
+        calls.append(1)
+        if len(calls) == 1:
+            return []  # both running: the next look sees them on a and b
+        if len(calls) == 2:
+            first = client.futures[0]
+            first.status = "finished"
+            del client.workers["tcp://a:1"]  # its host killed right after its result was sent
+            return [first]
+        for future in futures:
+            future.status = "finished"
+        return list(futures)
+
+    monkeypatch.setattr(cluster, "_finished", finished)
+    settings, records, said = GradeSettings(SEED, None, interpret=False), {}, []
+    jobs = [cluster.Job(i, Entry(f"who{i}", "tiny_transpose", f"s{i}.py", "spec.yaml"), None, "k", f"/s{i}.py", "d")
+            for i in range(2)]
+    cluster.grade_on_cluster(client, jobs, settings, lambda i, r: records.__setitem__(i, r), say=said.append)
+    assert "lost_workers" not in records[0] and records[0]["notes"] == []
+    assert not any("who0" in line for line in said), said

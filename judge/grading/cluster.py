@@ -316,7 +316,9 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
 
     def top_up() -> None:
         workers = _workers(client)
-        for line in changes.seen(_names(workers), _running(client, futures), labels.get):
+        # a task whose result came (taken, or finished and not yet taken) was judged once, whatever its worker does now
+        pending = {job.index for future, job in futures.items() if future.status != "finished"}
+        for line in changes.seen(_names(workers), _running(client, futures), labels.get, pending):
             if say is not None:
                 say(line)
         for _ in range(max(1, _slots(workers, settings.interpret)) - len(futures)):
@@ -355,12 +357,16 @@ class WorkerChanges:
         self.running: dict[str, list[int]] = {}  # address -> indices of the jobs it was running, last seen
         self.lost: dict[int, list[str]] = {}  # job index -> names of the workers lost while running it
 
-    def seen(self, workers: dict[str, str], running: dict[str, list[int]], label: Callable[[int], str]) -> list[str]:
+    def seen(self, workers: dict[str, str], running: dict[str, list[int]], label: Callable[[int], str],
+             pending: set[int] | None = None) -> list[str]:
         """The lines for workers that left or joined since the last look; ``running``: the jobs each
-        worker runs now (its address -> job indices), ``label`` names a job."""
+        worker runs now (its address -> job indices), ``label`` names a job, ``pending``: the jobs whose
+        result has not come (None: all); a job seen running on a lost worker whose result came since was
+        judged once, not lost."""
         lines = []
         for address in sorted(set(self.workers) - set(workers), key=self.workers.get):
-            name, jobs = self.workers[address], self.running.get(address, [])
+            name = self.workers[address]
+            jobs = [i for i in self.running.get(address, []) if pending is None or i in pending]
             for index in jobs:
                 self.lost.setdefault(index, []).append(name)
             again = (f"its task {', '.join(map(label, jobs))} runs again on another worker" if jobs
