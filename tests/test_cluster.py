@@ -548,6 +548,7 @@ def test_a_local_cluster_on_gpus_starts_without_torch_in_the_grading_process():
     driver gives (judge/base/cuda_driver.py); importing torch for it (1.5-2 s on the GPU machines)
     delayed the start of every worker.  The driver's answer is faked here (no GPU on CI)."""
     code = ("import sys; import judge.grading.placement as p; p.visible_device_count = lambda: 2; "
+            "p.torch_has_cuda = lambda: True; "
             "placed = p.place('local', None, None, None, False); "
             "print(placed.interpret, placed.gpus, placed.jobs, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
@@ -664,3 +665,34 @@ def test_a_worker_lost_after_its_task_finished_does_not_mark_that_task_graded_ag
     cluster.grade_on_cluster(client, jobs, settings, lambda i, r: records.__setitem__(i, r), say=said.append)
     assert "lost_workers" not in records[0] and records[0]["notes"] == []
     assert not any("who0" in line for line in said), said
+
+
+def test_a_cuda_driver_beside_a_cpu_only_torch_grades_in_cpu_mode_as_without_cluster(monkeypatch):
+    """A machine with the NVIDIA driver but a CPU build of torch (pip's +cpu wheel): ``judge grade``
+    grades in CPU mode there (torch sees no GPU), and so must ``--cluster local``; taking the driver's
+    count alone started one GPU worker per GPU, whose torch sees none, and the grade failed on the
+    workers' check ("offers the resource GPU but sees no CUDA GPU")."""
+    from judge.base import cuda_driver
+    from judge.grading import placement
+
+    import torch
+
+    monkeypatch.setattr(placement, "visible_device_count", lambda: 2)
+    placed = placement.place("local", None, None, None, False)
+    assert placed.interpret is (torch.version.cuda is None), placed
+    monkeypatch.setattr(cuda_driver, "_torch_version_file", lambda: None)  # torch not found: the driver decides
+    assert placement.place("local", None, None, None, False).gpus == [0, 1]
+
+
+def test_torch_has_cuda_reads_the_build_from_version_py(monkeypatch, tmp_path):
+    from judge.base import cuda_driver
+
+    version = tmp_path / "version.py"
+    monkeypatch.setattr(cuda_driver, "_torch_version_file", lambda: version)
+    for text, built in [("cuda: Optional[str] = '12.4'\nhip: Optional[str] = None\n", True),
+                        ("cuda: Optional[str] = None\nhip: Optional[str] = None\n", False),
+                        ("cuda = None\nhip = '6.0.3'\n", True), ("cuda = '11.8'\n", True), ("x = 1\n", None)]:
+        version.write_text(text)
+        assert cuda_driver.torch_has_cuda() is built, text
+    version.unlink()
+    assert cuda_driver.torch_has_cuda() is None

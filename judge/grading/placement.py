@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-from judge.base.cuda_driver import visible_device_count
+from judge.base.cuda_driver import torch_has_cuda, visible_device_count
 from judge.grading.cluster import LOCAL
 from judge.grading.plan import GradeError
 from judge.grading.pool import parse_gpus
@@ -48,6 +48,8 @@ def place(cluster: str | None, gpus: str | None, jobs: int | None, device: str |
         mode = resolve_mode(interpret)
         return Placement(mode, slots=choose_slots(gpus, jobs, device, mode))
     count = None if cluster != LOCAL or interpret else visible_device_count()
+    if count and torch_has_cuda() is False:
+        count = None  # a CPU build of torch sees no GPU however many the driver has: torch decides, as without --cluster
     if cluster != LOCAL:
         mode = interpret  # a remote cluster's GPUs are not ours
     else:  # without torch where the driver answers: the workers import it, and start sooner
