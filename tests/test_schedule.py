@@ -215,3 +215,13 @@ def test_the_timing_lines_say_wall_critical_path_ideal_efficiency_and_each_slot(
         "start-up 0.9 s",
         "  gpu0: busy 57.1 s, idle 29.2 s (1 task)", "  gpu1: busy 17.9 s, idle 68.4 s (1 task)"]
     assert timing_lines(None) == []
+
+
+def test_the_time_line_never_shows_the_ideal_or_a_busy_time_below_the_critical_path():
+    """The ideal is at least the critical path, and a worker's busy time at least its longest judgement;
+    seconds rounded to 0.01 and then shown to 0.1 read 3.254 s as "3.2 s" beside the critical path's
+    "3.3 s" (a grade of two submissions on a local cluster, its ideal and busy 3.25 s)."""
+    spent = breakdown([Task("a · t", "cpu0", 3.254, 13.36), Task("b · t", "cpu1", 3.183, 13.3)], 13.5, [])
+    line, *workers = timing_lines({**spent.as_json(), "slot_kind": "Dask worker"})
+    assert "critical path 3.3 s" in line and "ideal for 2 Dask workers 3.3 s" in line, line
+    assert workers[0] == "  cpu0: busy 3.3 s, idle 10.2 s (1 task)", workers

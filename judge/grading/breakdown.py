@@ -56,14 +56,14 @@ class Breakdown:
         return self.ideal_s / self.wall_s if self.wall_s > 0 else 1.0
 
     def as_json(self) -> dict:
-        """The grade document's ``timing``: seconds rounded to 0.01, efficiency as a fraction.  The critical
-        path keeps its record's ``wall_s`` as it is (0.001 s): rounded twice, 2.553 s would read 2.5 s here
-        and 2.6 s on its own line."""
-        return {"wall_s": round(self.wall_s, 2), "slots": self.slots, "startup_s": round(self.startup_s, 2),
+        """The grade document's ``timing``: seconds rounded to 0.001, as a record's ``wall_s``, efficiency as a
+        fraction.  Rounded to 0.01 and then shown to 0.1, 3.254 s read 3.2 s as the ideal or a worker's busy time
+        beside the critical path's 3.3 s (the same judgement); the critical path keeps its record's ``wall_s``."""
+        return {"wall_s": round(self.wall_s, 3), "slots": self.slots, "startup_s": round(self.startup_s, 3),
                 "critical_path": {"name": self.longest.name, "worker": self.longest.worker,
                                   "wall_s": self.longest.wall_s},
-                "ideal_s": round(self.ideal_s, 2), "efficiency": round(self.efficiency, 3),
-                "workers": [{"name": w.name, "busy_s": round(w.busy_s, 2), "idle_s": round(w.idle_s, 2),
+                "ideal_s": round(self.ideal_s, 3), "efficiency": round(self.efficiency, 3),
+                "workers": [{"name": w.name, "busy_s": round(w.busy_s, 3), "idle_s": round(w.idle_s, 3),
                              "tasks": w.tasks} for w in self.workers]}
 
 
