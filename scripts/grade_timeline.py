@@ -69,7 +69,7 @@ def timeline(doc: dict, log_text: str, wall: float, serial: dict | None = None) 
     for r in doc["results"]:
         key = (r["submission"], r["challenge"])
         if key in arrivals and r.get("wall_s"):
-            where = r.get("worker") or (f"GPU{r['gpu']}" if r.get("gpu") is not None else "here")
+            where = r.get("worker") or (f"GPU{r['gpu']}" if r.get("gpu") is not None else r.get("slot") or "here")
             workers.setdefault(where, []).append((arrivals[key] - r["wall_s"], arrivals[key], r))
     out = {"wall_s": wall, "ready_s": ready, "cluster_ready_s": cluster_ready, "workers": {}}
     slowdowns, phase_deltas = [], {}

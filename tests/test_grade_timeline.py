@@ -47,3 +47,13 @@ def test_a_serial_run_has_one_worker_named_by_its_gpu_and_the_wall_line_parses()
     t = grade_timeline.timeline(doc, LOG, 61.0)
     assert list(t["workers"]) == ["GPU0"] and t["workers"]["GPU0"]["first_overhead_s"] is None
     assert grade_timeline.wall_of("scheduler (--cluster tcp://127.0.0.1:8786): exit 1, wall 90.3 s\n") == 90.3
+
+
+def test_the_cpu_jobs_of_a_thread_pool_grade_are_told_apart_by_their_slot():
+    """A --jobs 2 grade (grade_cluster_gpu.sh's pool part with GRADE_CPU=1) has no worker and no GPU in its
+    records, only the slot (cpu0, cpu1): both jobs were one "here", busy for more than the wall time."""
+    doc = {"results": [{**_record("b", 10.0, None, None, 7.0), "slot": "cpu0"},
+                       {**_record("c", 5.0, None, None, 2.0), "slot": "cpu1"},
+                       {**_record("a", 55.0, None, None, 50.0), "slot": "cpu1"}]}
+    t = grade_timeline.timeline(doc, LOG, 61.0)
+    assert sorted(t["workers"]) == ["cpu0", "cpu1"], t["workers"]
