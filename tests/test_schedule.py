@@ -225,3 +225,12 @@ def test_the_time_line_never_shows_the_ideal_or_a_busy_time_below_the_critical_p
     line, *workers = timing_lines({**spent.as_json(), "slot_kind": "Dask worker"})
     assert "critical path 3.3 s" in line and "ideal for 2 Dask workers 3.3 s" in line, line
     assert workers[0] == "  cpu0: busy 3.3 s, idle 10.2 s (1 task)", workers
+
+
+def test_a_non_finite_duration_in_the_cache_is_no_history():
+    """json reads Infinity (a hand-edited or foreign cache): kept, it ranked first, scaled every estimate from
+    sizes to infinity, and was written back as the non-JSON Infinity at the grade's end."""
+    cache = {"version": 1, "seq": 1, "machines": {"gpu": {"seq": 1, "challenges": {
+        "matmul": {"a": float("inf"), "b": 4.0}, "copy": {"c": float("inf")}}}}}
+    assert history_for(cache, "gpu").challenges == {"matmul": {"b": 4.0}}
+    assert "copy" not in schedule.remembered(cache, [], "gpu")["machines"]["gpu"]["challenges"]

@@ -23,6 +23,7 @@ The history is a plain dict, read and written by grading/durations.py:
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
@@ -96,7 +97,7 @@ def _machines(cache) -> dict:
 
 
 def _durations(machine) -> dict:
-    """A machine's spec name -> {sha256: seconds}, keeping only well-formed positive durations."""
+    """A machine's spec name -> {sha256: seconds}, keeping only well-formed positive finite durations."""
     challenges = machine.get("challenges") if isinstance(machine, dict) else None
     if not isinstance(challenges, dict):
         return {}
@@ -104,7 +105,7 @@ def _durations(machine) -> dict:
     for name, solutions in challenges.items():
         if isinstance(solutions, dict):
             kept = {sha: float(s) for sha, s in solutions.items()
-                    if isinstance(s, (int, float)) and not isinstance(s, bool) and s > 0}
+                    if isinstance(s, (int, float)) and not isinstance(s, bool) and 0 < s < math.inf}
             if kept:
                 clean[str(name)] = kept
     return clean
