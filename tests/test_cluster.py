@@ -696,3 +696,23 @@ def test_torch_has_cuda_reads_the_build_from_version_py(monkeypatch, tmp_path):
         assert cuda_driver.torch_has_cuda() is built, text
     version.unlink()
     assert cuda_driver.torch_has_cuda() is None
+
+
+def test_the_preload_never_fails_a_workers_start_even_where_bytecode_cannot_be_kept(monkeypatch):
+    """dask_setup promises never to fail the worker's start (a cold worker still grades); keeping bytecode
+    (9fb3d65) ran outside its guard, so a cache folder that cannot be named (no $HOME, a uid without a
+    passwd entry, as in some containers) failed the worker's start."""
+    from types import SimpleNamespace
+
+    from judge.base import bytecode
+    from judge.grading import preload
+
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(bytecode, "keep_bytecode", no_home)
+    monkeypatch.setattr(preload, "warm", lambda gpu: {"imports": 0.0})
+    monkeypatch.setattr(preload, "_exit_quickly_after_close", lambda: None)
+    worker = SimpleNamespace(state=SimpleNamespace(total_resources={}))
+    preload.dask_setup(worker)
+    assert worker.judge_warm_up_s == {"imports": 0.0}

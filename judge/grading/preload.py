@@ -51,7 +51,10 @@ def dask_setup(worker) -> None:
     from judge.grading.cluster import GPU_RESOURCE  # here, not above: the nanny imports this module too
 
     gpu = worker.state.total_resources.get(GPU_RESOURCE, 0) >= 1
-    keep_bytecode()  # before torch is imported; the judge worker processes started here inherit it
+    try:
+        keep_bytecode()  # before torch is imported; the judge worker processes started here inherit it
+    except Exception as exc:  # noqa: BLE001 - no cache folder to name (no $HOME): Python's own setting stays
+        log.warning("judge preload: cannot keep bytecode (%s: %s)", type(exc).__name__, exc)
     try:
         seconds = warm(gpu)
     except Exception as exc:  # noqa: BLE001 - a cold worker still grades: its first task pays, and checks
