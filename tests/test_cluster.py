@@ -716,3 +716,22 @@ def test_the_preload_never_fails_a_workers_start_even_where_bytecode_cannot_be_k
     worker = SimpleNamespace(state=SimpleNamespace(total_resources={}))
     preload.dask_setup(worker)
     assert worker.judge_warm_up_s == {"imports": 0.0}
+
+
+def test_a_scheduler_lost_before_the_first_task_is_a_cluster_error(monkeypatch):
+    """The look at the workers that WorkerChanges starts from is the grade's first round trip to the
+    scheduler: made before the grade loop's guard, a scheduler lost since the workers' check was a bare
+    OSError (exit 3, 'internal error'), not the ClusterError that says the scheduler was lost (exit 2)."""
+    import distributed
+
+    class Gone(_FakeClient):
+        status = "closed"
+
+        def scheduler_info(self, n_workers=-1):
+            raise OSError("Timed out trying to connect to tcp://127.0.0.1:8786")
+
+    monkeypatch.setattr(distributed, "Event", lambda name, client=None: type("E", (), {"name": name,
+                                                                                      "set": lambda self: None})())
+    jobs = [cluster.Job(0, Entry("who0", "tiny_transpose", "s0.py", "spec.yaml"), None, "k", "/s0.py", "d")]
+    with pytest.raises(cluster.ClusterError, match="lost the Dask scheduler mid-grade"):
+        cluster.grade_on_cluster(Gone(), jobs, GradeSettings(SEED, None, interpret=False), lambda i, r: None)

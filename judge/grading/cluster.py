@@ -311,7 +311,7 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
     cancel = Event(f"judge-cancel-{run_id}", client=client)
     resources = None if settings.interpret else {GPU_RESOURCE: 1}
     waiting, futures = list(reversed(jobs)), {}
-    changes = WorkerChanges(_names(_workers(client)))
+    changes = None  # the workers seen at the start: the first round trip to the scheduler, under the guard below
     labels = {job.index: f"{job.entry.submission} · {job.entry.challenge}" for job in jobs}
 
     def top_up() -> None:
@@ -332,6 +332,7 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
         done(index, changes.noted(index, record))
 
     try:
+        changes = WorkerChanges(_names(_workers(client)))
         while waiting or futures:
             top_up()
             for future in _finished(futures, POLL_S):
