@@ -241,3 +241,26 @@ def test_the_durations_of_one_grade_reorder_the_next(tmp_path, monkeypatch, hist
     assert second == ["bob", "carol", "alice"]
     assert ("order: longest expected first — 1. bob · tiny_transpose (~3.0 s, history), 2. carol · tiny_transpose "
             "(~2.0 s, history), 3. alice · tiny_transpose (~1.0 s, history)") in console
+
+
+def test_cluster_lines_naming_workers_are_printed_as_plain_text(tmp_path, monkeypatch, history):
+    """A worker's name is the user's (judge worker --name, dask worker --name): printed with rich's
+    markup, "x[/y]" in the cluster's ready line raised MarkupError and ended the grade."""
+    from contextlib import contextmanager
+
+    from judge.grading import cluster
+
+    entries, specs = _folder(tmp_path, ["ann"])
+    out = io.StringIO()
+    session = GradeSession(entries, specs, SETTINGS, GradeOutputs(None, None, None, print),
+                           make_console(out, plain=True), None, clock=FakeClock())
+
+    @contextmanager
+    def connect(address, gpus, jobs, interpret, say):
+        say(cluster.ready_line(["x[/y]"], 0.1, False))
+        yield None
+
+    monkeypatch.setattr(cluster, "connect", connect)
+    monkeypatch.setattr(cluster, "grade_on_cluster", lambda client, work, settings, done, say=None: say("[/z] left"))
+    session.grade_on_cluster("tcp://sched:8786", None, 0, [0])
+    assert "(x[/y])" in out.getvalue() and "[/z] left" in out.getvalue()

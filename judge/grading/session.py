@@ -101,7 +101,7 @@ class GradeSession:
         if not judged:  # all carried over by --resume, or unjudgeable: no cluster to start
             return
         try:
-            with cluster.connect(address, gpus, jobs, self.settings.interpret, self.console.print) as client:
+            with cluster.connect(address, gpus, jobs, self.settings.interpret, self.note) as client:  # plain: names may hold [ ]
                 work = cluster.make_jobs(judged, self.entries, self.specs, self.keys)
                 cluster.grade_on_cluster(client, work, self.settings, self.done, say=self.note)
         except cluster.ClusterError as exc:
