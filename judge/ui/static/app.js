@@ -238,8 +238,8 @@ async function showHistory() {
   parts.push(el("h4", {}, "your versions (by content)"), table(["version", "solution", "runs", "accepted", "best tests passed", "best GPU score", "last verdict", "last run"],
     doc.versions.map((v) => el("tr", {}, el("td", {}, el("code", {}, v.solution_hash.slice(0, 10))), el("td", {}, v.solution),
       el("td", {class: "num"}, v.runs), el("td", {class: "num"}, v.accepted), el("td", {class: "num"}, `${v.best_passed}/${v.tests_total}`),
-      el("td", {class: "num"}, fmtMs(v.best_ms)), el("td", {class: verdictClass(v.last_verdict)}, v.last_verdict), el("td", {}, v.last_at)))),
-    {id: "versions"});
+      el("td", {class: "num"}, fmtMs(v.best_ms)), el("td", {class: verdictClass(v.last_verdict)}, v.last_verdict), el("td", {}, v.last_at))),
+    {id: "versions"}));
   box.replaceChildren(...parts);
 }
 
