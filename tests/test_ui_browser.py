@@ -25,6 +25,7 @@ DRIVER = shutil.which("chromedriver")
 if not (CHROMIUM and DRIVER):
     pytest.skip("no chromium and chromedriver (apt-get install chromium chromium-driver)", allow_module_level=True)
 
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -76,7 +77,9 @@ def _shot(driver, name: str) -> None:
 
 
 def _wait(driver, seconds, condition):
-    return WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda d: condition(d))
+    # The page redraws as results come in: an element found a moment ago may be gone; look again.
+    return WebDriverWait(driver, seconds, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: condition(d))
 
 
 def _type_solution(driver, source: str) -> None:
@@ -88,7 +91,6 @@ def _type_solution(driver, source: str) -> None:
 def _open_transpose(server, browser) -> None:
     """A fresh load of the challenge's page (the previous test may have left the browser on it)."""
     browser.get(f"http://127.0.0.1:{server.port}/")
-    browser.refresh()
     browser.get(f"http://127.0.0.1:{server.port}/#/c/transpose")
     _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and not d.find_elements(By.ID, "verdict"))
 
@@ -104,9 +106,9 @@ def test_catalogue_search_challenge_run_and_history(server, browser):
     assert browser.current_url == f"{base}/"  # the token went into a cookie and left the address bar
     _shot(browser, "catalogue")
     browser.find_element(By.ID, "search").send_keys("transp")
-    names = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link")]
+    names = _wait(browser, 10, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link")])
     assert "transpose" in names and "matmul" not in names
-    next(a for a in browser.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link") if a.text == "transpose").click()
+    browser.find_element(By.XPATH, "//table[@id='catalogue']//a[text()='transpose']").click()
     _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and
           "transposes a matrix" in d.find_element(By.ID, "statement").text)
     assert "solve(input, output, rows, cols)" in browser.find_element(By.ID, "facts").text

@@ -40,6 +40,7 @@ async function showCatalogue() {
   const view = document.getElementById("view");
   view.replaceChildren(el("p", {class: "muted"}, "loading the challenges…"));
   const data = await api("/api/challenges");
+  if (location.hash.startsWith("#/c/")) return;  // a challenge was opened while the list loaded
   document.getElementById("mode").textContent = `mode: ${data.mode}`;
   document.getElementById("workspace").textContent = `drafts: ${data.workspace}`;
   const difficulties = [...new Set(data.challenges.map((c) => c.difficulty))].sort();
@@ -78,6 +79,7 @@ function catalogueRow(c) {
 // ---------------------------------------------------------------- a challenge's page
 async function showChallenge(ref) {
   const info = await api(`/api/challenge?${q({ref})}`);
+  if (location.hash !== `#/c/${encodeURIComponent(ref)}`) return;  // the user went elsewhere meanwhile
   const view = document.getElementById("view");
   const statement = el("div", {class: "statement", id: "statement"});
   statement.innerHTML = info.statement_html;  // rendered and escaped by the server
