@@ -264,7 +264,8 @@ function chart(runs) {
   add("text", {x: W - pad, y: H - 4, "font-size": 11, fill: "#556", "text-anchor": "end"}, `${shown.length} attempts, oldest to newest`);
   add("polyline", {points: shown.map((r, i) => `${x(i)},${y(value(r))}`).join(" "), fill: "none", stroke: "#8896a8"});
   shown.forEach((r, i) => {
-    const dot = add("circle", {cx: x(i), cy: y(value(r)), r: 4, fill: r.verdict === "accepted" ? "#17803d" : "#c0312b"});
+    const dot = add("circle", {cx: x(i), cy: y(value(r)), r: 4, class: verdictClass(r.verdict),
+      fill: r.verdict === "accepted" ? "#17803d" : "#c0312b"});
     const t = document.createElementNS(NS, "title");
     t.textContent = `${r.created_at} ${r.verdict} ${r.tests_passed}/${r.tests_total}${r.score_ms != null ? " " + fmtMs(r.score_ms) : ""}`;
     dot.append(t);
