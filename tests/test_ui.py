@@ -187,3 +187,40 @@ def test_a_run_streams_its_cases_then_the_result_and_records_it(ui):
     assert [r["verdict"] for r in history["runs"]] == ["wrong_answer"] and len(history["versions"]) == 1
     best = {c["name"]: c["best"] for c in client.get("/api/challenges", base_url=BASE).get_json()["challenges"]}
     assert best["transpose"]["last_verdict"] == "wrong_answer"
+
+
+def test_judge_ui_serves_the_url_it_prints(tmp_path):
+    """The command itself: a free port, the URL with its token on stderr, the page behind it, Ctrl-C's end."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "judge", "ui", "--port", "0", "--workspace", str(tmp_path / "ws"),
+                             "--db", str(tmp_path / "h.db")], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        url = next(line.split()[1] for line in proc.stderr if line.startswith("open http://127.0.0.1:"))
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        page = browser.open(url, timeout=30)  # the redirect drops the token; the cookie carries it
+        assert page.status == 200 and b"/static/app.js" in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0] + "api/challenges", timeout=30)  # no token, no cookie
+        assert refused.value.code == 403
+        assert browser.open(url.split("?")[0] + "api/challenges", timeout=30).status == 200
+        assert (tmp_path / "ws").is_dir()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+
+
+def test_another_address_is_announced_with_a_warning(capsys, tmp_path):
+    from judge.challenge.catalog import SearchPath
+    from judge.cli.ui import _announce
+    from judge.ui.app import Settings
+    from judge.ui.pages import Catalogue
+
+    _announce(Settings(Workspace(tmp_path), Catalogue(SearchPath()), host="0.0.0.0", port=8765, token="abc"), False)
+    err = capsys.readouterr().err
+    assert err.startswith("WARNING: judge ui is listening on 0.0.0.0") and "run any code on this machine" in err
+    assert "ssh -L 8765:127.0.0.1:8765" in err and "?token=abc" in err
