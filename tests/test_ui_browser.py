@@ -73,7 +73,10 @@ def _shot(driver, name: str) -> None:
     folder = os.environ.get("JUDGE_UI_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1400, min(max(height + 120, 1000), 2400))  # the whole page, history included
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+        driver.set_window_size(1400, 1000)
 
 
 def _wait(driver, seconds, condition):

@@ -261,7 +261,7 @@ function chart(runs) {
   svg.setAttribute("width", W); svg.setAttribute("height", H); svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   add("line", {x1: pad, y1: y(0), x2: W - pad, y2: y(0), stroke: "#99a"});
   add("text", {x: 4, y: 14, "font-size": 11, fill: "#556"}, timed ? `GPU score, ms (max ${max.toPrecision(3)})` : "tests passed (share)");
-  add("text", {x: W - pad, y: H - 4, "font-size": 11, fill: "#556", "text-anchor": "end"}, `${shown.length} attempts, oldest to newest`);
+  add("text", {x: W - pad, y: H - 4, "font-size": 11, fill: "#556", "text-anchor": "end"}, `${shown.length} attempt${shown.length === 1 ? "" : "s"}, oldest to newest`);
   add("polyline", {points: shown.map((r, i) => `${x(i)},${y(value(r))}`).join(" "), fill: "none", stroke: "#8896a8"});
   shown.forEach((r, i) => {
     const dot = add("circle", {cx: x(i), cy: y(value(r)), r: 4, class: verdictClass(r.verdict),
