@@ -149,3 +149,21 @@ def test_an_edit_made_on_disk_reaches_the_editor(server, browser):
     (server.workspace.root / "transpose" / "solution.py").write_text("# edited in a terminal\n")
     _wait(browser, 10, lambda d: d.execute_script(
         "return document.querySelector('.CodeMirror').CodeMirror.getValue()") == "# edited in a terminal\n")
+
+
+def test_a_gpu_result_shows_its_benchmark_table(server, browser):
+    """No GPU here: the page draws a GPU run's JSON (docs/json-schema.md's example) as it would arrive."""
+    _open_transpose(server, browser)
+    bench = {"name": "square-8192", "params": {"rows": 8192, "cols": 8192}, "verdict": "accepted", "message": "",
+             "median_ms": 0.1340, "ci_low_ms": 0.1338, "ci_high_ms": 0.1343, "calls": 17, "gbps": 4006.5,
+             "tflops": None, "peak_kind": "copy bandwidth", "pct_of_peak": 95.4, "torch_median_ms": 0.4642,
+             "vs_torch": "3.46× torch", "notes": []}
+    result = {"verdict": "accepted", "message": "all 22 tests passed", "mode": "gpu", "device": "NVIDIA H200",
+              "seed": 1, "notes": [], "benchmarks": [bench],
+              "tests": [{"name": "edge-1", "params": {"rows": 1, "cols": 1}, "verdict": "accepted", "message": "",
+                         "time_ms": 0.09}]}
+    browser.execute_script("showResult({result: arguments[0], history_warning: null})", result)
+    row = browser.find_element(By.CSS_SELECTOR, "#bench tbody tr").text
+    for shown in ("square-8192", "134.0 µs (133.8 µs … 134.3 µs)", "4007", "95.4% copy bandwidth", "464.2 µs",
+                  "3.46× torch"):
+        assert shown in row, row

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -191,39 +192,30 @@ def _spec_or_404(settings: Settings, ref: str):
         abort(Response(json.dumps({"error": str(exc)}), 404, mimetype="application/json"))
 
 
-class _workspace_errors:
+@contextmanager
+def _workspace_errors():
     """WorkspaceError (a name that leaves the workspace) as a 400 with its message."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, _tb):
-        if kind is not None and issubclass(kind, WorkspaceError):
-            abort(Response(json.dumps({"error": str(exc)}), 400, mimetype="application/json"))
-        return False
+    try:
+        yield
+    except WorkspaceError as exc:
+        abort(Response(json.dumps({"error": str(exc)}), 400, mimetype="application/json"))
 
 
-class _history:
-    """The history database, if it exists (reading never creates one), closed after."""
+@contextmanager
+def _history(settings: Settings):
+    """The history database, or None where there is none yet (reading never creates one); closed after."""
+    from judge.history.store import HistoryError, connect, default_db_path
 
-    def __init__(self, settings: Settings):
-        self.settings, self.conn = settings, None
-
-    def __enter__(self):
-        from judge.history.store import HistoryError, connect, default_db_path
-
-        path = default_db_path(self.settings.db_path)
-        if path.exists():
-            try:
-                self.conn = connect(path)
-            except HistoryError:
-                self.conn = None
-        return self.conn
-
-    def __exit__(self, *_):
-        if self.conn is not None:
-            self.conn.close()
-        return False
+    path = default_db_path(settings.db_path)
+    try:
+        conn = connect(path) if path.exists() else None
+    except HistoryError:  # a database this judge cannot read: the pages show no history rather than fail
+        conn = None
+    try:
+        yield conn
+    finally:
+        if conn is not None:
+            conn.close()
 
 
 def _run_row(run: dict) -> dict:
