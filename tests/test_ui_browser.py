@@ -45,9 +45,15 @@ def server(tmp_path_factory):
     from judge.ui.workspace import Workspace
 
     tmp = tmp_path_factory.mktemp("ui")
+    mine = tmp / "my_challenges"  # a user folder (--challenges-dir) with a statement in math
+    mine.mkdir()
+    spec = (ROOT / "tests" / "specs" / "tiny_transpose.yaml").read_text()
+    (mine / "math_transpose.yaml").write_text(spec.replace("name: tiny_transpose", "name: math_transpose").replace(
+        "statement: Transpose a rows x cols float32 matrix.",
+        'statement: "Write $y_{j,i} = x_{i,j}$ for every element, so that $$\\\\sum_i y_{0,i} = \\\\sum_i x_{i,0}.$$"'))
     httpd = make_server("127.0.0.1", 0, None, threaded=True)
-    settings = Settings(Workspace(tmp / "ws"), Catalogue(SearchPath()), port=httpd.server_port, interpret=True,
-                        db_path=str(tmp / "history.db"))
+    settings = Settings(Workspace(tmp / "ws"), Catalogue(SearchPath((mine,))), port=httpd.server_port,
+                        interpret=True, db_path=str(tmp / "history.db"))
     httpd.app = create_app(settings)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -167,3 +173,17 @@ def test_a_gpu_result_shows_its_benchmark_table(server, browser):
     for shown in ("square-8192", "134.0 µs (133.8 µs … 134.3 µs)", "4007", "95.4% copy bandwidth", "464.2 µs",
                   "3.46× torch"):
         assert shown in row, row
+
+
+def test_a_user_challenge_with_math_in_its_statement(server, browser):
+    browser.get(f"http://127.0.0.1:{server.port}/?token={server.token}")
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element(By.ID, "source")).select_by_value("user")
+    names = _wait(browser, 10, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link")])
+    assert names == ["math_transpose"]
+    browser.find_element(By.XPATH, "//table[@id='catalogue']//a[text()='math_transpose']").click()
+    _wait(browser, 20, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#statement .katex")) == 2)
+    assert "$" not in browser.find_element(By.ID, "statement").text  # every formula was rendered
+    assert browser.find_elements(By.CSS_SELECTOR, "#statement .katex-display")  # $$...$$ as a display formula

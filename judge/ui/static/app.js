@@ -59,7 +59,11 @@ async function showCatalogue() {
       (!tag.value || c.tags.includes(tag.value)) &&
       words.every((w) => `${c.name} ${c.title} ${c.signature}`.toLowerCase().includes(w))).map(catalogueRow));
   };
-  for (const control of [search, difficulty, source, tag]) control.addEventListener("input", render);
+  // Typing filters as it goes ("input"); a select says "change" (some browsers and drivers fire no "input").
+  // Not "change" on the search box: it fires when the box loses focus, as a click on a result begins, and
+  // redrawing the rows then would take the clicked link away.
+  search.addEventListener("input", render);
+  for (const control of [difficulty, source, tag]) for (const kind of ["input", "change"]) control.addEventListener(kind, render);
   render();
   view.replaceChildren(el("div", {class: "filters"}, search, difficulty, source, tag),
     el("table", {id: "catalogue"}, el("thead", {}, el("tr", {}, ["challenge", "title", "difficulty", "source", "tags",
