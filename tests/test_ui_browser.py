@@ -1,4 +1,5 @@
 """judge ui in a real browser: the system's headless Chromium through selenium (no browser download).
+Deselected by default; run with ``python -m pytest -m browser`` (.ci/run does, after the rest).
 
 Open the catalogue, search, open a challenge, write a solution in the editor, run it in CPU
 mode and see the verdict and the case table; a wrong one shows its first failing case with
