@@ -31,6 +31,7 @@ PURE = [
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
     "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",
+    "judge.ui.guard", "judge.ui.statement",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
                   "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",
@@ -49,7 +50,7 @@ LAYERS = [
     ("authoring", "report"),     # validate, scaffold, example, starter; tables and exporters
     ("ranking", "grading"),      # rank and sweep; grading many submissions
     ("history", "watch"),        # SQLite history and leaderboard; watch's run changes and file watching
-    ("server",),                 # the judge server's client side: what `judge run` calls
+    ("server", "ui"),            # the judge server's client side: what `judge run` calls; judge ui's web app
     ("cli",),                    # thin click commands
     ("daemon",),                 # the judge server itself, which runs cli commands
     ("launch",),                 # the entry point: a served command goes to the server, the rest to cli

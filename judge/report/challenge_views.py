@@ -12,7 +12,7 @@ from judge.challenge.conventions import CONVENTIONS
 from judge.challenge.spec import Scalar, Tensor
 from judge.report.console import table_box
 
-__all__ = ["catalogue_table", "leetgpu_table", "render_challenge"]
+__all__ = ["catalogue_table", "challenge_facts", "leetgpu_table", "render_challenge"]
 
 
 def _ranges(spec) -> str:
@@ -82,6 +82,27 @@ def render_challenge(console, spec, example: Callable[[], str]) -> None:
     console.print("\nexample:", markup=False)
     console.print(example(), markup=False)
     console.print("\n" + CONVENTIONS, markup=False, highlight=False)
+
+
+def challenge_facts(spec) -> dict:
+    """What ``judge show`` says of a challenge besides its statement and example, as strings and rows
+    (``judge ui``'s challenge page): signature, C prototype, parameters, sizes, constraints, tolerance,
+    benchmarks.  A LeetGPU folder's tests are generated: it has no sizes or benchmarks here."""
+    shipped = getattr(spec, "shipped", False)
+    tol = spec.tolerance
+    tolerance = (f"atol={tol.atol:g}, rtol={tol.rtol:g} (|got - ref| <= atol + rtol * |ref|)" if shipped else
+                 tol.kind + ("" if tol.kind == "exact" else f" (atol={tol.atol:g}, rtol={tol.rtol:g})"))
+    parameters = [{"name": p.name, "kind": "tensor" if isinstance(p, Tensor) else "scalar", "dtype": p.dtype,
+                   "shape": ("built by its tests" if shipped else f"[{', '.join(map(str, p.shape))}]") if isinstance(p, Tensor)
+                   else str(getattr(p, "value", "")),
+                   "role": getattr(p, "role", "in")} for p in spec.parameters]
+    return {
+        "signature": spec.signature_text(), "c_prototype": _c_prototype(spec), "parameters": parameters,
+        "sizes": "" if shipped else _ranges(spec), "constraints": [str(c) for c in spec.constraints],
+        "tolerance": tolerance,
+        "benchmarks": [] if shipped else [f"{b.name} ({', '.join(f'{k}={v}' for k, v in b.params.items())})"
+                                          for b in spec.benchmarks],
+    }
 
 
 def _c_prototype(spec) -> str:

@@ -1,0 +1,76 @@
+"""``judge ui``: the browser workspace (judge/ui/, the optional ``ui`` extra; docs/ui.md)."""
+
+from __future__ import annotations
+
+import click
+
+from judge.cli.base import UserError, current_search_path, main_group
+from judge.cli.history import history_options
+
+MISSING_EXTRA = ("judge ui needs the optional 'ui' extra (Flask, which serves the page): install it with "
+                 "pip install -e '.[ui]' in a checkout of the judge, or pip install 'judge[ui]'; "
+                 "every other command works without it.")
+
+EXPOSED_WARNING = (
+    "WARNING: judge ui is listening on {host}, not on 127.0.0.1: anyone who can reach this machine on port "
+    "{port} and learns the token (it travels in plain HTTP, readable on the network) can run any code on this "
+    "machine as you, read and write the drafts, and use its GPU. Bind another address only on a network you "
+    "trust, or reach a remote machine through 'ssh -L {port}:127.0.0.1:{port} host' instead.")
+
+
+@main_group.command("ui")
+@click.option("--workspace", type=click.Path(file_okay=False), default="judge-workspace", show_default=True,
+              help="The folder of the drafts, one subfolder per challenge (created if missing).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on. Anything but 127.0.0.1 lets other machines run code here.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="The port (0: any free one).")
+@click.option("--leetgpu", "leetgpu_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
+              metavar="DIR", help="A LeetGPU checkout's challenges/ folder to list too (repeatable).")
+@click.option("--interpret", is_flag=True,
+              help="Judge through Triton's interpreter on the CPU (automatic without a CUDA GPU).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
+@history_options
+def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_path, no_history) -> None:
+    """A local browser workspace: the catalogue, statements, an editor whose drafts are files in
+    --workspace, Run and Submit through the same judge as 'judge run', and the history.
+
+    It prints a URL with a secret token; the page runs code, so keep the token private.
+    """
+    try:
+        import flask  # noqa: F401
+    except ImportError:
+        raise UserError(MISSING_EXTRA) from None
+    from werkzeug.serving import make_server
+
+    from judge.ui.app import Settings, create_app
+    from judge.ui.pages import Catalogue
+    from judge.ui.workspace import Workspace
+
+    folder = Workspace(workspace)
+    folder.root.mkdir(parents=True, exist_ok=True)
+    settings = Settings(folder, Catalogue(current_search_path(), leetgpu_dirs), host=host, port=port,
+                        interpret=interpret, db_path=db_path, no_history=no_history)
+    try:
+        server = make_server(host, port, None, threaded=True)
+    except OSError as exc:
+        raise UserError(f"cannot listen on {host}:{port}: {exc}; --port 0 picks a free port") from None
+    settings.port = server.server_port  # the guard's Host rule needs the real port (--port 0)
+    server.app = create_app(settings)
+    _announce(settings, open_browser)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
+def _announce(settings, open_browser: bool) -> None:
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    url = f"http://{shown}:{settings.port}/?token={settings.token}"
+    if settings.host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(EXPOSED_WARNING.format(host=settings.host, port=settings.port), err=True)
+    click.echo(f"judge ui: drafts in {settings.workspace.root}\nopen {url}\n(Ctrl-C stops it)", err=True)
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)

@@ -1,0 +1,224 @@
+"""The web application of ``judge ui`` (Flask): the page, its JSON API and the judgements' event
+stream.  Every request passes ``_guard`` first (judge/ui/guard.py says why each rule is there)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from flask import Flask, Response, abort, jsonify, redirect, request, send_from_directory
+
+from judge.ui import guard
+from judge.ui.judgements import Busy, Judgements
+from judge.ui.pages import Catalogue, best_results, challenge_page, own_versions, starter_text
+from judge.ui.workspace import Workspace, WorkspaceError
+
+__all__ = ["Settings", "create_app"]
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+@dataclass
+class Settings:
+    workspace: Workspace
+    catalogue: Catalogue
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    interpret: bool = False  # CPU mode even on a GPU machine (as judge run --interpret)
+    db_path: str | None = None
+    no_history: bool = False
+
+
+def create_app(settings: Settings) -> Flask:
+    app = Flask(__name__, static_folder=None)
+    app.config["judge_ui"] = settings
+    app.extensions["judgements"] = Judgements(record=lambda result: _record(settings, result))
+    hosts = guard.allowed_hosts(settings.host, settings.port)
+    app.before_request(lambda: _guard(settings, hosts))
+    _page_routes(app, settings)
+    _api_routes(app, settings)
+    _run_routes(app, settings)
+    return app
+
+
+def _guard(settings: Settings, hosts: frozenset):
+    if not guard.host_allowed(request.host, hosts):
+        abort(Response(f"judge ui answers only to {', '.join(sorted(hosts))}\n", 403, mimetype="text/plain"))
+    if request.path.startswith("/static/"):
+        return None  # the page's scripts and styles: public code, nothing of the user's
+    given = request.args.get("token") or request.cookies.get(guard.COOKIE)
+    if not guard.token_matches(given, settings.token):
+        abort(Response("judge ui needs the token that 'judge ui' printed: open the URL it printed, "
+                       "with ?token=...\n", 403, mimetype="text/plain"))
+    if request.method not in ("GET", "HEAD"):
+        if not guard.origin_allowed(request.headers.get("Origin"), request.host) or \
+                request.headers.get(guard.HEADER) != "1":
+            abort(Response("cross-origin request refused\n", 403, mimetype="text/plain"))
+    return None
+
+
+def _page_routes(app: Flask, settings: Settings) -> None:
+    @app.get("/")
+    def index():
+        if "token" in request.args:  # once: the cookie carries it from now on, and the URL bar loses it
+            reply = redirect("/", code=303)
+            reply.set_cookie(guard.COOKIE, settings.token, httponly=True, samesite="Strict")
+            return reply
+        return send_from_directory(STATIC, "index.html", max_age=0)
+
+    @app.get("/static/<path:name>")
+    def static_file(name):
+        return send_from_directory(STATIC, name, max_age=0)
+
+
+def _api_routes(app: Flask, settings: Settings) -> None:
+    @app.get("/api/challenges")
+    def challenges():
+        items = settings.catalogue.items()
+        with _history(settings) as conn:
+            best = best_results(conn, sorted({i.name for i in items}))
+        return jsonify({"challenges": [{**asdict(i), "best": best.get(i.name)} for i in items],
+                        "workspace": str(settings.workspace.root), "mode": _mode(settings)})
+
+    @app.get("/api/challenge")
+    def challenge():
+        spec = _spec_or_404(settings, request.args.get("ref", ""))
+        return jsonify({**challenge_page(spec), "ref": request.args["ref"],
+                        "drafts": settings.workspace.files(spec.name)})
+
+    @app.get("/api/draft")
+    def read_draft():
+        ref, file = request.args.get("ref", ""), request.args.get("file", "solution.py")
+        spec = _spec_or_404(settings, ref)
+        with _workspace_errors():
+            draft = settings.workspace.read(spec.name, file)
+            if draft is None:  # a new draft starts as judge init's starter, written so a terminal sees it too
+                draft = settings.workspace.write(spec.name, file, starter_text(spec, Path(file).suffix))
+        return jsonify({"file": file, "path": str(draft.path), "text": draft.text, "mtime_ns": draft.mtime_ns})
+
+    @app.get("/api/draft/mtime")
+    def draft_mtime():
+        spec = _spec_or_404(settings, request.args.get("ref", ""))
+        with _workspace_errors():
+            return jsonify({"mtime_ns": settings.workspace.mtime_ns(spec.name, request.args.get("file", ""))})
+
+    @app.put("/api/draft")
+    def write_draft():
+        body = request.get_json(silent=True) or {}
+        spec = _spec_or_404(settings, str(body.get("ref", "")))
+        with _workspace_errors():
+            draft = settings.workspace.write(spec.name, str(body.get("file", "")), str(body.get("text", "")))
+        return jsonify({"path": str(draft.path), "mtime_ns": draft.mtime_ns})
+
+    @app.get("/api/history")
+    def history():
+        from judge.history.leaderboard import build_leaderboard
+        from judge.history.store import accepted_runs, benchmarks_of, recent_runs
+
+        spec = _spec_or_404(settings, request.args.get("ref", ""))
+        doc = {"runs": [], "versions": [], "leaderboard": {"boards": [], "warnings": []}}
+        with _history(settings) as conn:
+            if conn is not None:
+                runs = list(reversed(recent_runs(conn, spec.name, 500)))
+                accepted = accepted_runs(conn, spec.name)
+                doc = {"runs": [_run_row(r) for r in runs], "versions": own_versions(runs),
+                       "leaderboard": build_leaderboard(accepted, benchmarks_of(conn, [r["id"] for r in accepted]))}
+        return jsonify(doc)
+
+
+def _run_routes(app: Flask, settings: Settings) -> None:
+    judgements: Judgements = app.extensions["judgements"]
+
+    @app.post("/api/run")
+    def start_run():
+        body = request.get_json(silent=True) or {}
+        spec = _spec_or_404(settings, str(body.get("ref", "")))
+        with _workspace_errors():
+            path = settings.workspace.path_of(spec.name, str(body.get("file", "")))
+        if not path.is_file():
+            return jsonify({"error": f"{path.name} is not saved yet"}), 400
+        try:
+            judgement = judgements.start(spec, str(path), _options(settings, bool(body.get("submit"))))
+        except Busy as exc:
+            return jsonify({"error": str(exc), "busy": True}), 409
+        return jsonify({"id": judgement.id}), 202
+
+    @app.get("/api/run/<int:number>/events")
+    def run_events(number: int):
+        judgement = judgements.by_id.get(number)
+        if judgement is None:
+            abort(404)
+        start = int(request.headers.get("Last-Event-ID", -1)) + 1
+        return Response(_event_stream(judgement, start), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _event_stream(judgement, start: int):
+    for item in judgement.follow(start):
+        if item is None:
+            yield ": still judging\n\n"
+            continue
+        index, kind, data = item
+        yield f"id: {index}\nevent: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
+
+
+def _options(settings: Settings, submit: bool):
+    """Run: correctness only (the quick check); Submit: the full judgement with the benchmark, as judge run."""
+    from judge.judging.runner import Options
+
+    return Options(interpret=settings.interpret, benchmark=submit)
+
+
+def _mode(settings: Settings) -> str:
+    import torch
+
+    return "gpu" if torch.cuda.is_available() and not settings.interpret else "cpu"
+
+
+def _record(settings: Settings, result: dict) -> str | None:
+    from judge.history.recording import record_results
+
+    return record_results(settings.db_path, settings.no_history, "run", [result])
+
+
+def _spec_or_404(settings: Settings, ref: str):
+    try:
+        return settings.catalogue.load(ref)
+    except LookupError as exc:
+        abort(Response(json.dumps({"error": str(exc)}), 404, mimetype="application/json"))
+
+
+@contextmanager
+def _workspace_errors():
+    """WorkspaceError (a name that leaves the workspace) as a 400 with its message."""
+    try:
+        yield
+    except WorkspaceError as exc:
+        abort(Response(json.dumps({"error": str(exc)}), 400, mimetype="application/json"))
+
+
+@contextmanager
+def _history(settings: Settings):
+    """The history database, or None where there is none yet (reading never creates one); closed after."""
+    from judge.history.store import HistoryError, connect, default_db_path
+
+    path = default_db_path(settings.db_path)
+    try:
+        conn = connect(path) if path.exists() else None
+    except HistoryError:  # a database this judge cannot read: the pages show no history rather than fail
+        conn = None
+    try:
+        yield conn
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def _run_row(run: dict) -> dict:
+    keep = ("id", "created_at", "solution_path", "solution_hash", "verdict", "mode", "device", "tests_passed",
+            "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
+    return {k: run.get(k) for k in keep}

@@ -1,0 +1,48 @@
+"""The safety rules of every request to ``judge ui`` (pure: no I/O).
+
+The page runs code on this machine, so a request must come with the session's
+token (in the URL once, then a cookie), name this server in its Host header (a
+page of another site that rebinds its DNS name to 127.0.0.1 sends its own name),
+and a request that changes anything must come from this server's own page (its
+Origin, when the browser sends one, is this server; and it carries a header a
+cross-site form or a simple cross-origin fetch cannot add without a preflight,
+which this server never answers).
+"""
+
+from __future__ import annotations
+
+import hmac
+
+__all__ = ["COOKIE", "HEADER", "allowed_hosts", "host_allowed", "origin_allowed", "token_matches",
+           "ANY_HOST"]
+
+COOKIE = "judge_ui_token"
+HEADER = "X-Judge-UI"  # the page's fetches send it; a cross-site form cannot
+ANY_HOST = "*"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def allowed_hosts(bound_host: str, port: int) -> frozenset[str]:
+    """The Host header values that name this server: its address and port; for a loopback address, every
+    loopback name; for 0.0.0.0 or ::, any (the server is then meant to be reached by other names)."""
+    if bound_host in ("0.0.0.0", "::", ""):
+        return frozenset({ANY_HOST})
+    host = f"[{bound_host}]" if ":" in bound_host and not bound_host.startswith("[") else bound_host
+    names = LOOPBACK_NAMES if host in LOOPBACK_NAMES else (host,)
+    return frozenset(f"{name}:{port}" for name in names) | (frozenset(names) if port == 80 else frozenset())
+
+
+def host_allowed(host_header: str | None, allowed: frozenset[str]) -> bool:
+    return ANY_HOST in allowed or (host_header or "").lower() in allowed
+
+
+def origin_allowed(origin: str | None, host_header: str | None) -> bool:
+    """No Origin (a same-origin GET in some browsers) or exactly this server's own."""
+    if origin is None:
+        return True
+    return origin.lower() in (f"http://{(host_header or '').lower()}",)
+
+
+def token_matches(given: str | None, expected: str) -> bool:
+    """Compared in constant time: the token is the only secret between the page and the server."""
+    return bool(given) and hmac.compare_digest(given.encode(), expected.encode())

@@ -1,0 +1,137 @@
+"""What the catalogue and a challenge's page show, as JSON-ready dicts: the challenges of the
+search path and of the LeetGPU folders given, each with its best result in the history."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge.challenge.catalog import SearchPath, list_entries, load_challenge
+from judge.report.challenge_views import challenge_facts
+from judge.ui.statement import statement_html
+
+__all__ = ["Catalogue", "CatalogueItem", "best_results", "challenge_page", "starter_text"]
+
+
+@dataclass(frozen=True)
+class CatalogueItem:
+    ref: str  # what the page asks for: a challenge's name, or a LeetGPU folder's path
+    name: str
+    title: str
+    difficulty: str
+    source: str  # "built-in", "user" or "LeetGPU"
+    signature: str
+    sizes: str
+    tags: tuple
+    where: str
+
+
+class Catalogue:
+    """The challenges the page may open; nothing else is ever loaded from what a page asks for."""
+
+    def __init__(self, search: SearchPath, leetgpu_dirs=()):
+        self.search, self.leetgpu_dirs = search, tuple(Path(d) for d in leetgpu_dirs)
+        self._refs: frozenset = frozenset()
+
+    def items(self) -> list[CatalogueItem]:
+        """Listed afresh each time: a spec added to a folder appears on the next visit."""
+        items = [_yaml_item(e) for e in list_entries(self.search) if e.spec is not None and e.status == "ok"]
+        for root in self.leetgpu_dirs:
+            items += _leetgpu_items(root)
+        self._refs = frozenset(item.ref for item in items)
+        return items
+
+    def load(self, ref: str):
+        """The spec of a listed challenge; LookupError for anything else (a path the page made up)."""
+        if ref not in self._refs:
+            self.items()
+        if ref not in self._refs:
+            raise LookupError(f"no challenge {ref!r} in this workspace's catalogue")
+        return load_challenge(ref, self.search)
+
+
+def _yaml_item(entry) -> CatalogueItem:
+    spec = entry.spec
+    tags = tuple(t for t in (spec.bound and f"{spec.bound}-bound", spec.variant_of and "variant",
+                             spec.require_kernel and "own kernel") if t)
+    return CatalogueItem(spec.name, spec.name, spec.title, spec.difficulty, "built-in" if entry.is_builtin else "user",
+                         spec.signature_text(), ", ".join(f"{lo} ≤ {n} ≤ {hi}" for n, (lo, hi) in spec.sizes.items()),
+                         tags, entry.origin if entry.is_builtin else str(entry.path))
+
+
+def _leetgpu_items(root: Path) -> list[CatalogueItem]:
+    from judge.challenge.leetgpu import list_folder
+
+    out = []
+    for listed in list_folder(root):
+        if listed.problem or listed.spec is None:  # judge list FOLDER says why; the page lists what runs
+            continue
+        spec = listed.spec
+        out.append(CatalogueItem(str(listed.folder.resolve()), listed.folder.name, spec.title, spec.difficulty,
+                                 "LeetGPU", spec.signature_text(), listed.performance, ("leetgpu",),
+                                 str(listed.folder)))
+    return out
+
+
+def best_results(conn: sqlite3.Connection | None, names: list[str]) -> dict[str, dict]:
+    """Per challenge name: the best GPU score (ms) of an accepted run, how many runs were accepted in CPU
+    mode, and the latest verdict; names never run are left out."""
+    if conn is None:
+        return {}
+    out = {}
+    for name in names:
+        row = conn.execute("SELECT MIN(score_ms) AS best, SUM(verdict = 'accepted' AND score_ms IS NULL) AS cpu, "
+                           "COUNT(*) AS runs FROM runs WHERE challenge = ?", (name,)).fetchone()
+        if not row["runs"]:
+            continue
+        last = conn.execute("SELECT verdict FROM runs WHERE challenge = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+        out[name] = {"best_ms": row["best"], "cpu_accepted": row["cpu"] or 0, "runs": row["runs"],
+                     "last_verdict": last["verdict"]}
+    return out
+
+
+def challenge_page(spec) -> dict:
+    """The statement as HTML (math for KaTeX), and what ``judge show`` prints besides it."""
+    return {"name": spec.name, "title": spec.title, "difficulty": spec.difficulty, "source": str(spec.source),
+            "statement_html": statement_html(spec.statement), "leetgpu": bool(getattr(spec, "shipped", False)),
+            **challenge_facts(spec)}
+
+
+LEETGPU_STARTERS = {".py": ("starter.triton.py", "starter.pytorch.py"), ".cu": ("starter.cu",)}
+
+
+def starter_text(spec, suffix: str) -> str:
+    """What a new draft starts as: ``judge init``'s starter (a LeetGPU folder's own)."""
+    if getattr(spec, "shipped", False):
+        for name in LEETGPU_STARTERS[suffix]:
+            starter = Path(spec.source) / "starter" / name
+            if starter.is_file():
+                return starter.read_text(encoding="utf-8")
+        return ""
+    from judge.authoring.starter import cuda_starter_source, starter_source
+    from judge.challenge.c_signature import UnsupportedCType
+
+    if suffix == ".cu":
+        try:
+            return cuda_starter_source(spec)
+        except UnsupportedCType as exc:
+            return f"// {exc}\n"
+    return starter_source(spec)
+
+
+def own_versions(runs: list[dict]) -> list[dict]:
+    """Each version (by content hash) of one's solutions, newest first: runs, verdicts, tests passed at best;
+    the GPU-timed ranking of the accepted ones is the leaderboard's (history/leaderboard.py)."""
+    by_hash: dict[str, dict] = {}
+    for run in sorted(runs, key=lambda r: r["id"]):
+        version = by_hash.setdefault(run["solution_hash"], {
+            "solution_hash": run["solution_hash"], "solution": run["solution_path"], "runs": 0, "accepted": 0,
+            "best_passed": 0, "tests_total": run["tests_total"], "best_ms": None})
+        version["runs"] += 1
+        version["accepted"] += run["verdict"] == "accepted"
+        version["best_passed"] = max(version["best_passed"], run["tests_passed"] or 0)
+        version.update(last_verdict=run["verdict"], last_at=run["created_at"], solution=run["solution_path"])
+        if run["score_ms"] is not None and (version["best_ms"] is None or run["score_ms"] < version["best_ms"]):
+            version["best_ms"] = run["score_ms"]
+    return sorted(by_hash.values(), key=lambda v: v["last_at"], reverse=True)

@@ -1,0 +1,238 @@
+"""judge ui without a browser: the safety rules (pure), the statement's HTML, the workspace's
+confinement, and the web API through Flask's test client (one judgement through the event stream).
+Skipped where the ui extra (Flask) is not installed, except the pure rules and the extra's message."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from judge.ui import guard
+from judge.ui.statement import statement_html
+from judge.ui.workspace import Workspace, WorkspaceError
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = "http://127.0.0.1:8765"
+TOKEN = "t0ken-for-tests"
+WRONG = '''import triton
+import triton.language as tl
+
+@triton.jit
+def k(inp, out, rows, cols, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < rows * cols
+    tl.store(out + (offs % cols) * rows + offs // cols, tl.load(inp + offs, mask=mask), mask=mask)
+
+def solve(input, output, rows, cols):
+    k[((rows * cols) // 64,)](input, output, rows, cols, BLOCK=64)  # one block short: N // BLOCK
+'''
+
+
+def test_hosts_that_name_this_server_and_no_other():
+    allowed = guard.allowed_hosts("127.0.0.1", 8765)
+    assert guard.host_allowed("127.0.0.1:8765", allowed) and guard.host_allowed("localhost:8765", allowed)
+    assert not guard.host_allowed("evil.example:8765", allowed)  # DNS rebinding: the attacker's name
+    assert not guard.host_allowed("127.0.0.1:9999", allowed) and not guard.host_allowed(None, allowed)
+    assert guard.host_allowed("anything:1", guard.allowed_hosts("0.0.0.0", 8765))
+
+
+def test_origins_and_tokens():
+    assert guard.origin_allowed(None, "127.0.0.1:8765")
+    assert guard.origin_allowed("http://127.0.0.1:8765", "127.0.0.1:8765")
+    assert not guard.origin_allowed("http://evil.example", "127.0.0.1:8765")
+    assert not guard.origin_allowed("null", "127.0.0.1:8765")
+    assert guard.token_matches("abc", "abc") and not guard.token_matches("abd", "abc")
+    assert not guard.token_matches(None, "abc") and not guard.token_matches("", "abc")
+
+
+def test_statement_math_survives_markdown_and_html_is_escaped():
+    out = statement_html("Sum $a_i * b_i$ over *i*: $$\\sum_j x_j$$ <script>alert(1)</script>")
+    assert "$a_i * b_i$" in out and "$$\\sum_j x_j$$" in out and "<em>i</em>" in out
+    assert "<script>" not in out and "&lt;script&gt;" in out
+
+
+def test_drafts_stay_inside_the_workspace(tmp_path):
+    space = Workspace(tmp_path / "ws")
+    draft = space.write("transpose", "solution.py", "x = 1\n")
+    assert draft.path == (tmp_path / "ws" / "transpose" / "solution.py").resolve()
+    assert space.read("transpose", "solution.py").text == "x = 1\n"
+    for bad in ("../x.py", "../../etc/x.py", "/tmp/x.py", "a/b.py", ".hidden.py", "notes.txt", "", "..", "x.py\0"):
+        with pytest.raises(WorkspaceError):
+            space.write("transpose", bad, "boom")
+    # a challenge name is only ever a folder name: a LeetGPU path or ../ cannot climb out
+    assert space.path_of("../../etc", "solution.py").parent == (tmp_path / "ws" / "etc").resolve()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "ws" / "linked").symlink_to(outside)  # a link inside the workspace that leads out
+    with pytest.raises(WorkspaceError):
+        space.write("linked", "solution.py", "boom")
+    assert not any(outside.iterdir()) and not (tmp_path / "x.py").exists()
+
+
+def test_judge_ui_without_the_extra_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from judge.cli import main
+
+    monkeypatch.setitem(sys.modules, "flask", None)  # import flask raises ImportError
+    done = CliRunner().invoke(main, ["ui", "--port", "0"])
+    assert done.exit_code == 2
+    assert "pip install -e '.[ui]'" in done.output and "Traceback" not in done.output
+
+
+# -- the web API ---------------------------------------------------------------------------------------
+def _has_flask() -> bool:
+    try:
+        import flask  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_ui = pytest.mark.skipif(not _has_flask(), reason="the ui extra (pip install -e '.[ui]') is not installed")
+
+
+@pytest.fixture
+def ui(tmp_path):
+    if not _has_flask():
+        pytest.skip("the ui extra (pip install -e '.[ui]') is not installed")
+    from judge.challenge.catalog import SearchPath
+    from judge.ui.app import Settings, create_app
+    from judge.ui.pages import Catalogue
+
+    settings = Settings(Workspace(tmp_path / "ws"), Catalogue(SearchPath(), [ROOT / "tests/leetgpu/challenges"]),
+                        port=8765, token=TOKEN, interpret=True, db_path=str(tmp_path / "history.db"))
+    app = create_app(settings)
+    client = app.test_client()
+    client.set_cookie(guard.COOKIE, TOKEN, domain="127.0.0.1")
+    return app, client, settings
+
+
+def _put(client, body, **headers):
+    return client.put("/api/draft", base_url=BASE, data=json.dumps(body),
+                      headers={"Content-Type": "application/json", guard.HEADER: "1", **headers})
+
+
+def test_every_request_needs_the_token_and_this_servers_name(ui):
+    app, client, _ = ui
+    stranger = app.test_client()
+    assert stranger.get("/api/challenges", base_url=BASE).status_code == 403
+    first = stranger.get(f"/?token={TOKEN}", base_url=BASE)  # the printed URL: a cookie, and the token leaves the URL
+    assert first.status_code == 303 and first.headers["Location"] == "/"
+    assert f"{guard.COOKIE}={TOKEN}" in first.headers["Set-Cookie"] and "HttpOnly" in first.headers["Set-Cookie"]
+    assert stranger.get("/api/challenges", base_url=BASE).status_code == 200
+    assert client.get("/api/challenges", base_url="http://evil.example:8765").status_code == 403
+    assert client.get("/static/app.js", base_url=BASE).status_code == 200
+
+
+def test_changes_need_this_servers_own_page(ui):
+    _, client, settings = ui
+    body = {"ref": "transpose", "file": "solution.py", "text": "x = 1\n"}
+    assert _put(client, body, Origin="http://evil.example").status_code == 403
+    no_header = client.put("/api/draft", base_url=BASE, json=body)  # a form or simple fetch cannot add X-Judge-UI
+    assert no_header.status_code == 403
+    assert _put(client, body, Origin=BASE).status_code == 200
+    assert (settings.workspace.root / "transpose" / "solution.py").read_text() == "x = 1\n"
+
+
+def test_no_draft_is_written_outside_the_workspace(ui, tmp_path):
+    _, client, _ = ui
+    for name in ("../escape.py", "../../escape.py", str(tmp_path / "escape.py"), "sub/escape.py"):
+        reply = _put(client, {"ref": "transpose", "file": name, "text": "boom"})
+        assert reply.status_code == 400, name
+    assert not list(tmp_path.rglob("escape.py"))
+    assert _put(client, {"ref": str(tmp_path), "file": "solution.py", "text": "boom"}).status_code == 404
+
+
+def test_catalogue_and_challenge_page(ui):
+    _, client, settings = ui
+    listed = client.get("/api/challenges", base_url=BASE).get_json()
+    by_name = {c["name"]: c for c in listed["challenges"]}
+    assert by_name["transpose"]["source"] == "built-in" and by_name["transpose"]["best"] is None
+    assert by_name["1_vec_add"]["source"] == "LeetGPU"
+    page = client.get("/api/challenge?ref=transpose", base_url=BASE).get_json()
+    assert page["signature"] == "solve(input, output, rows, cols)" and "<code>" in page["statement_html"]
+    assert page["c_prototype"].startswith('extern "C" void solve(') and page["benchmarks"]
+    leet = client.get("/api/challenge", base_url=BASE, query_string={"ref": by_name["1_vec_add"]["ref"]}).get_json()
+    assert leet["leetgpu"] and leet["signature"] == "solve(A, B, C, N)"
+    assert client.get("/api/challenge?ref=/etc", base_url=BASE).status_code == 404
+    draft = client.get("/api/draft?ref=transpose&file=solution.py", base_url=BASE).get_json()  # judge init's starter
+    assert "def solve(input, output, rows, cols)" in draft["text"] and Path(draft["path"]).is_file()
+    assert client.get("/api/draft/mtime?ref=transpose&file=solution.py", base_url=BASE).get_json()["mtime_ns"] == \
+        draft["mtime_ns"]
+
+
+def test_a_second_judgement_is_told_busy(ui):
+    app, client, settings = ui
+    from judge.ui.judgements import Judgement
+
+    app.extensions["judgements"].current = Judgement(7, "transpose", "solution.py")  # still running
+    settings.workspace.write("transpose", "solution.py", "x = 1\n")
+    reply = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                        headers={guard.HEADER: "1"})
+    assert reply.status_code == 409 and "busy" in reply.get_json()["error"]
+
+
+@pytest.mark.slow
+def test_a_run_streams_its_cases_then_the_result_and_records_it(ui):
+    _, client, settings = ui
+    settings.workspace.write("transpose", "solution.py", WRONG)
+    started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                          headers={guard.HEADER: "1"})
+    assert started.status_code == 202
+    stream = client.get(f"/api/run/{started.get_json()['id']}/events", base_url=BASE)
+    events = [(block.split("event: ")[1].split("\n")[0], json.loads(block.split("data: ")[1]))
+              for block in stream.get_data(as_text=True).split("\n\n") if "event: " in block]
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "started" and kinds[-1] == "result" and "case" in kinds
+    result = events[-1][1]["result"]
+    assert result["verdict"] == "wrong_answer" and result["mode"] == "interpret"
+    failed = next(t for t in result["tests"] if t["verdict"] != "accepted")
+    assert failed["smallest_failing"]
+    history = client.get("/api/history?ref=transpose", base_url=BASE).get_json()
+    assert [r["verdict"] for r in history["runs"]] == ["wrong_answer"] and len(history["versions"]) == 1
+    best = {c["name"]: c["best"] for c in client.get("/api/challenges", base_url=BASE).get_json()["challenges"]}
+    assert best["transpose"]["last_verdict"] == "wrong_answer"
+
+
+@needs_ui
+def test_judge_ui_serves_the_url_it_prints(tmp_path):
+    """The command itself: a free port, the URL with its token on stderr, the page behind it, Ctrl-C's end."""
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "judge", "ui", "--port", "0", "--workspace", str(tmp_path / "ws"),
+                             "--db", str(tmp_path / "h.db")], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        url = next(line.split()[1] for line in proc.stderr if line.startswith("open http://127.0.0.1:"))
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        page = browser.open(url, timeout=30)  # the redirect drops the token; the cookie carries it
+        assert page.status == 200 and b"/static/app.js" in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0] + "api/challenges", timeout=30)  # no token, no cookie
+        assert refused.value.code == 403
+        assert browser.open(url.split("?")[0] + "api/challenges", timeout=30).status == 200
+        assert (tmp_path / "ws").is_dir()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+
+
+@needs_ui
+def test_another_address_is_announced_with_a_warning(capsys, tmp_path):
+    from judge.challenge.catalog import SearchPath
+    from judge.cli.ui import _announce
+    from judge.ui.app import Settings
+    from judge.ui.pages import Catalogue
+
+    _announce(Settings(Workspace(tmp_path), Catalogue(SearchPath()), host="0.0.0.0", port=8765, token="abc"), False)
+    err = capsys.readouterr().err
+    assert err.startswith("WARNING: judge ui is listening on 0.0.0.0") and "run any code on this machine" in err
+    assert "ssh -L 8765:127.0.0.1:8765" in err and "?token=abc" in err
