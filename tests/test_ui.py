@@ -236,3 +236,36 @@ def test_another_address_is_announced_with_a_warning(capsys, tmp_path):
     err = capsys.readouterr().err
     assert err.startswith("WARNING: judge ui is listening on 0.0.0.0") and "run any code on this machine" in err
     assert "ssh -L 8765:127.0.0.1:8765" in err and "?token=abc" in err
+
+
+# -- attacks (red team) ----------------------------------------------------------------------------------
+def _attributes(html_text: str) -> list[tuple[str, list]]:
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, [name for name, _ in attrs]))
+
+    Collect().feed(html_text)
+    return found
+
+
+@pytest.mark.parametrize("statement", [
+    '![$" onerror="alert(1)//$](x)',  # math in an image's alt text: the quote closed the attribute
+    '[a](http://x ($" onmouseover="alert(1)" x="$))',  # math in a link's title
+    "[a](http://x '$\" onmouseover=\"alert(1)\" x=\"$')",
+    '![\\(" onerror="alert(1)//\\)](x)',
+    '![$$" onerror="alert(1)//$$](x)',
+])
+def test_math_in_an_attribute_cannot_add_one(statement):
+    out = statement_html(statement)
+    for tag, names in _attributes(out):
+        assert not any(n.startswith("on") for n in names), (tag, names, out)
+        assert set(names) <= {"src", "alt", "href", "title"}, (tag, names, out)
+
+
+def test_a_statement_naming_the_math_marker_is_not_an_error():
+    out = statement_html("a \u2063MATH7\u2063 b $x$ ![\u2063MATH0\u2063](y)")
+    assert "$x$" in out and "MATH7" in out

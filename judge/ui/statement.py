@@ -1,7 +1,9 @@
 """A challenge's markdown statement as HTML whose math KaTeX renders in the page (pure).
 
 Markdown would read the ``_`` and ``*`` inside ``$a_i * b_j$`` as emphasis, so the math
-spans are set aside before the markdown is rendered and put back, escaped, after;
+spans are set aside before the markdown is rendered and put back, escaped, after
+(quotes too: a span can land in an attribute, an image's alt text or a link's title, and an
+unescaped quote there would close it and open an ``onerror``);
 KaTeX's auto-render then finds their delimiters in the page's text.  Raw HTML in the
 statement is escaped, not passed through: the page runs code, so a spec file must
 not be able to add a script to it.
@@ -28,6 +30,7 @@ def statement_html(markdown: str) -> str:
         spans.append(match.group(0))
         return _MARK.format(len(spans) - 1)
 
-    text = MATH.sub(set_aside, markdown)
+    # A statement's own separators are dropped first: only the markers set here are ever replaced.
+    text = MATH.sub(set_aside, markdown.replace("\u2063", ""))
     rendered = MarkdownIt("commonmark", {"html": False}).render(text)
-    return re.sub("\u2063MATH(\\d+)\u2063", lambda m: html.escape(spans[int(m.group(1))], quote=False), rendered)
+    return re.sub("\u2063MATH(\\d+)\u2063", lambda m: html.escape(spans[int(m.group(1))]), rendered)
