@@ -269,3 +269,16 @@ def test_math_in_an_attribute_cannot_add_one(statement):
 def test_a_statement_naming_the_math_marker_is_not_an_error():
     out = statement_html("a \u2063MATH7\u2063 b $x$ ![\u2063MATH0\u2063](y)")
     assert "$x$" in out and "MATH7" in out
+
+
+def test_a_planted_partial_file_link_cannot_redirect_a_save(tmp_path):
+    """A workspace cloned from elsewhere may hold links: the file written beside the draft must not follow one."""
+    space = Workspace(tmp_path / "ws")
+    (tmp_path / "ws" / "transpose").mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / "ws" / "transpose" / ".solution.py.partial").symlink_to(victim)
+    space.write("transpose", "solution.py", "x = 1\n")
+    assert victim.read_text() == "precious\n"
+    assert space.read("transpose", "solution.py").text == "x = 1\n"
+    assert not (tmp_path / "ws" / "transpose" / "solution.py").is_symlink()
