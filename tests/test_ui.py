@@ -108,7 +108,7 @@ def ui(tmp_path):
                         port=8765, token=TOKEN, interpret=True, db_path=str(tmp_path / "history.db"))
     app = create_app(settings)
     client = app.test_client()
-    client.set_cookie(guard.COOKIE, TOKEN, domain="127.0.0.1")
+    client.set_cookie(guard.cookie_name(8765), TOKEN, domain="127.0.0.1")
     return app, client, settings
 
 
@@ -123,7 +123,7 @@ def test_every_request_needs_the_token_and_this_servers_name(ui):
     assert stranger.get("/api/challenges", base_url=BASE).status_code == 403
     first = stranger.get(f"/?token={TOKEN}", base_url=BASE)  # the printed URL: a cookie, and the token leaves the URL
     assert first.status_code == 303 and first.headers["Location"] == "/"
-    assert f"{guard.COOKIE}={TOKEN}" in first.headers["Set-Cookie"] and "HttpOnly" in first.headers["Set-Cookie"]
+    assert f"{guard.cookie_name(8765)}={TOKEN}" in first.headers["Set-Cookie"] and "HttpOnly" in first.headers["Set-Cookie"]
     assert stranger.get("/api/challenges", base_url=BASE).status_code == 200
     assert client.get("/api/challenges", base_url="http://evil.example:8765").status_code == 403
     assert client.get("/static/app.js", base_url=BASE).status_code == 200
@@ -282,3 +282,44 @@ def test_a_planted_partial_file_link_cannot_redirect_a_save(tmp_path):
     assert victim.read_text() == "precious\n"
     assert space.read("transpose", "solution.py").text == "x = 1\n"
     assert not (tmp_path / "ws" / "transpose" / "solution.py").is_symlink()
+
+
+def test_the_page_forbids_inline_script_framing_and_referrers(ui):
+    """Defence in depth behind the escaping: an event handler that slips into the statement does not run,
+    another site cannot frame the page (clicks on Run), and no address leaves in a Referer."""
+    _, client, _ = ui
+    for path in ("/", "/api/challenges", "/static/app.js"):
+        reply = client.get(path, base_url=BASE)
+        policy = reply.headers.get("Content-Security-Policy", "")
+        assert "script-src 'self'" in policy and "unsafe-inline' ;" not in policy, path
+        assert "'unsafe-eval'" not in policy and "frame-ancestors 'none'" in policy, path
+        assert reply.headers.get("X-Content-Type-Options") == "nosniff", path
+        assert reply.headers.get("Referrer-Policy") == "no-referrer", path
+    assert client.get("/api/challenges", base_url=BASE).headers.get("Cache-Control") == "no-store"
+
+
+def test_a_bad_last_event_id_is_a_400_not_a_crash(ui):
+    app, client, _ = ui
+    from judge.ui.judgements import Judgement
+
+    judgement = Judgement(3, "transpose", "solution.py")
+    judgement.add("result", {"result": {}}, last=True)
+    app.extensions["judgements"].by_id[3] = judgement
+    assert client.get("/api/run/3/events", base_url=BASE, headers={"Last-Event-ID": "x"}).status_code == 400
+    assert client.get("/api/run/3/events", base_url=BASE, headers={"Last-Event-ID": "-1"}).status_code == 200
+
+
+def test_each_port_has_its_own_cookie(ui):
+    """Two judge ui on one machine (ports 8765 and 8766): a browser keeps cookies per host, not per port, so
+    with one cookie name the second's token replaced the first's and the first page answered 403."""
+    _, _, settings = ui
+    from judge.ui.app import create_app
+
+    other = create_app(type(settings)(settings.workspace, settings.catalogue, port=8766, token="other-token",
+                                      interpret=True, db_path=settings.db_path))
+    browser = create_app(settings).test_client()  # one cookie jar: the test client keys it by host only, too
+    browser.get(f"/?token={TOKEN}", base_url=BASE)
+    other_cookie = other.test_client().get("/?token=other-token", base_url="http://127.0.0.1:8766")
+    name, value = other_cookie.headers["Set-Cookie"].split(";")[0].split("=", 1)
+    browser.set_cookie(name, value, domain="127.0.0.1")  # the second server's cookie arrives in the same jar
+    assert browser.get("/api/challenges", base_url=BASE).status_code == 200

@@ -188,3 +188,32 @@ def test_a_user_challenge_with_math_in_its_statement(server, browser):
     _wait(browser, 20, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#statement .katex")) == 2)
     assert "$" not in browser.find_element(By.ID, "statement").text  # every formula was rendered
     assert browser.find_elements(By.CSS_SELECTOR, "#statement .katex-display")  # $$...$$ as a display formula
+
+
+def test_a_hostile_statement_runs_no_script(server, browser):
+    """A challenge folder is someone else's text: its statement's markdown, math and links must not run script
+    in the page that holds the token (the script could save a draft and start a run: code on this machine)."""
+    spec = (ROOT / "tests" / "specs" / "tiny_transpose.yaml").read_text()
+    hostile = ('![$" onerror="window.pwned=1//$](x) [t](http://x ($" onmouseover="window.pwned=2" x="$)) '
+               '[j](javascript:window.pwned=3) <img src=x onerror="window.pwned=4"> '
+               '$\\\\href{javascript:window.pwned=5}{click}$')
+    path = Path(server.catalogue.search.user_dirs[0]) / "hostile_transpose.yaml"
+    path.write_text(spec.replace("name: tiny_transpose", "name: hostile_transpose").replace(
+        "statement: Transpose a rows x cols float32 matrix.", "statement: " + __import__("json").dumps(hostile)))
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/?token={server.token}")
+        browser.get(f"http://127.0.0.1:{server.port}/#/c/hostile_transpose")
+        _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#statement img"))
+        assert browser.current_url.endswith("#/c/hostile_transpose")
+        for link in browser.find_elements(By.CSS_SELECTOR, "#statement a, #statement img"):
+            browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", link)  # no click: a link leaves
+        import time
+
+        time.sleep(1)
+        assert browser.current_url.endswith("#/c/hostile_transpose")
+        assert browser.execute_script("return window.pwned") is None
+        assert not browser.execute_script(
+            "return [...document.querySelectorAll('#statement *')].filter((e) => [...e.attributes].some("
+            "(a) => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value))).map((e) => e.outerHTML)")
+    finally:
+        path.unlink()

@@ -39,6 +39,7 @@ def create_app(settings: Settings) -> Flask:
     app.extensions["judgements"] = Judgements(record=lambda result: _record(settings, result))
     hosts = guard.allowed_hosts(settings.host, settings.port)
     app.before_request(lambda: _guard(settings, hosts))
+    app.after_request(_security_headers)
     _page_routes(app, settings)
     _api_routes(app, settings)
     _run_routes(app, settings)
@@ -50,7 +51,7 @@ def _guard(settings: Settings, hosts: frozenset):
         abort(Response(f"judge ui answers only to {', '.join(sorted(hosts))}\n", 403, mimetype="text/plain"))
     if request.path.startswith("/static/"):
         return None  # the page's scripts and styles: public code, nothing of the user's
-    given = request.args.get("token") or request.cookies.get(guard.COOKIE)
+    given = request.args.get("token") or request.cookies.get(guard.cookie_name(settings.port))
     if not guard.token_matches(given, settings.token):
         abort(Response("judge ui needs the token that 'judge ui' printed: open the URL it printed, "
                        "with ?token=...\n", 403, mimetype="text/plain"))
@@ -61,12 +62,19 @@ def _guard(settings: Settings, hosts: frozenset):
     return None
 
 
+def _security_headers(reply: Response) -> Response:
+    reply.headers.update(guard.SECURITY_HEADERS)
+    if request.path.startswith("/api/") or request.path == "/":
+        reply.headers["Cache-Control"] = "no-store"  # drafts and paths: kept in no cache
+    return reply
+
+
 def _page_routes(app: Flask, settings: Settings) -> None:
     @app.get("/")
     def index():
         if "token" in request.args:  # once: the cookie carries it from now on, and the URL bar loses it
             reply = redirect("/", code=303)
-            reply.set_cookie(guard.COOKIE, settings.token, httponly=True, samesite="Strict")
+            reply.set_cookie(guard.cookie_name(settings.port), settings.token, httponly=True, samesite="Strict")
             return reply
         return send_from_directory(STATIC, "index.html", max_age=0)
 
@@ -152,7 +160,10 @@ def _run_routes(app: Flask, settings: Settings) -> None:
         judgement = judgements.by_id.get(number)
         if judgement is None:
             abort(404)
-        start = int(request.headers.get("Last-Event-ID", -1)) + 1
+        try:
+            start = max(int(request.headers.get("Last-Event-ID", -1)) + 1, 0)
+        except ValueError:
+            abort(400)
         return Response(_event_stream(judgement, start), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 

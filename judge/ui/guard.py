@@ -13,13 +13,31 @@ from __future__ import annotations
 
 import hmac
 
-__all__ = ["COOKIE", "HEADER", "allowed_hosts", "host_allowed", "origin_allowed", "token_matches",
+__all__ = ["COOKIE", "HEADER", "SECURITY_HEADERS", "cookie_name", "allowed_hosts", "host_allowed", "origin_allowed", "token_matches",
            "ANY_HOST"]
 
 COOKIE = "judge_ui_token"
+# The page's scripts and styles are its own files: no inline script or handler runs (a statement that slips
+# one past the escaping gets nothing), no eval, no other site frames it, and no address leaves in a Referer.
+# Styles may be inline (CodeMirror and KaTeX set style attributes); images may come from https (statements').
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                               "img-src 'self' data: https:; font-src 'self'; connect-src 'self'; "
+                               "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
 HEADER = "X-Judge-UI"  # the page's fetches send it; a cross-site form cannot
 ANY_HOST = "*"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def cookie_name(port: int) -> str:
+    """One cookie per port: a browser keeps cookies per host, not per port, so two servers with one name
+    would replace each other's token."""
+    return f"{COOKIE}_{port}"
 
 
 def allowed_hosts(bound_host: str, port: int) -> frozenset[str]:
