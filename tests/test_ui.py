@@ -323,3 +323,17 @@ def test_each_port_has_its_own_cookie(ui):
     name, value = other_cookie.headers["Set-Cookie"].split(";")[0].split("=", 1)
     browser.set_cookie(name, value, domain="127.0.0.1")  # the second server's cookie arrives in the same jar
     assert browser.get("/api/challenges", base_url=BASE).status_code == 200
+
+
+def test_a_folder_in_the_current_directory_does_not_stand_in_for_a_challenge(ui, tmp_path, monkeypatch):
+    """judge ui --workspace . makes ./transpose/ (the drafts), and a cloned repository may hold ./transpose/
+    challenge.py: opening the built-in transpose must load the built-in, never run a folder's challenge.py."""
+    _, client, _ = ui
+    here = tmp_path / "cwd"
+    (here / "transpose").mkdir(parents=True)
+    (here / "transpose" / "challenge.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').write('x')\n")
+    (here / "transpose" / "challenge.html").write_text("<p>not transpose</p>")
+    monkeypatch.chdir(here)
+    page = client.get("/api/challenge?ref=transpose", base_url=BASE)
+    assert page.status_code == 200 and page.get_json()["name"] == "transpose" and not page.get_json()["leetgpu"]
+    assert not (tmp_path / "ran").exists()

@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.challenge.catalog import SearchPath, list_entries, load_challenge
+from judge.challenge.catalog import SearchPath, _find_entry, list_entries, load_challenge
 from judge.report.challenge_views import challenge_facts
 from judge.ui.statement import statement_html
 
@@ -33,12 +33,16 @@ class Catalogue:
     def __init__(self, search: SearchPath, leetgpu_dirs=()):
         self.search, self.leetgpu_dirs = search, tuple(Path(d) for d in leetgpu_dirs)
         self._refs: frozenset = frozenset()
+        self._folders: frozenset = frozenset()  # the refs that are LeetGPU folders' paths
 
     def items(self) -> list[CatalogueItem]:
         """Listed afresh each time: a spec added to a folder appears on the next visit."""
         items = [_yaml_item(e) for e in list_entries(self.search) if e.spec is not None and e.status == "ok"]
+        folders = []
         for root in self.leetgpu_dirs:
-            items += _leetgpu_items(root)
+            folders += _leetgpu_items(root)
+        self._folders = frozenset(item.ref for item in folders) - {item.ref for item in items}
+        items += folders
         self._refs = frozenset(item.ref for item in items)
         return items
 
@@ -48,7 +52,15 @@ class Catalogue:
             self.items()
         if ref not in self._refs:
             raise LookupError(f"no challenge {ref!r} in this workspace's catalogue")
-        return load_challenge(ref, self.search)
+        if ref in self._folders:
+            return load_challenge(ref, self.search)  # a LeetGPU folder's absolute path, as listed
+        # A name, looked up on the search path only: load_challenge would first take it as a path, and a folder
+        # of the current directory named like a challenge (./transpose of judge ui --workspace ., or a cloned
+        # repository's ./transpose/challenge.py) would stand in for it.
+        entry = _find_entry(ref, self.search)
+        if entry.error is not None:
+            raise entry.error
+        return entry.spec
 
 
 def _yaml_item(entry) -> CatalogueItem:
