@@ -209,7 +209,9 @@ def test_judge_ui_serves_the_url_it_prints(tmp_path):
     import urllib.request
 
     proc = subprocess.Popen([sys.executable, "-m", "judge", "ui", "--port", "0", "--workspace", str(tmp_path / "ws"),
-                             "--db", str(tmp_path / "h.db")], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                             "--db", str(tmp_path / "h.db")], stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(  # this checkout's judge, not one installed
+                                [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])})
     try:
         url = next(line.split()[1] for line in proc.stderr if line.startswith("open http://127.0.0.1:"))
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
@@ -223,6 +225,8 @@ def test_judge_ui_serves_the_url_it_prints(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
+    log = proc.stderr.read()
+    assert "GET /?token=" in log and url.split("token=")[1] not in log  # the request log leaves the token out
 
 
 @needs_ui

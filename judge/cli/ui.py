@@ -52,7 +52,7 @@ def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_
     settings = Settings(folder, Catalogue(current_search_path(), leetgpu_dirs), host=host, port=port,
                         interpret=interpret, db_path=db_path, no_history=no_history)
     try:
-        server = make_server(host, port, None, threaded=True)
+        server = make_server(host, port, None, threaded=True, request_handler=_redacting_handler())
     except OSError as exc:
         raise UserError(f"cannot listen on {host}:{port}: {exc}; --port 0 picks a free port") from None
     settings.port = server.server_port  # the guard's Host rule needs the real port (--port 0)
@@ -62,6 +62,23 @@ def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_
         server.serve_forever()
     finally:
         server.server_close()
+
+
+def _redacting_handler():
+    """Werkzeug's request log, with the token of a URL (?token=...) left out: the log may be kept in a file."""
+    import re
+
+    from werkzeug.serving import WSGIRequestHandler
+
+    class Redacting(WSGIRequestHandler):
+        def log_request(self, code="-", size="-") -> None:
+            hide = lambda text: re.sub(r"([?&]token=)[^&\s]*", r"\1…", text)  # noqa: E731
+            self.requestline = hide(getattr(self, "requestline", ""))
+            if hasattr(self, "path"):  # logged after the reply: the request is done with it
+                self.path = hide(self.path)
+            super().log_request(code, size)
+
+    return Redacting
 
 
 def _announce(settings, open_browser: bool) -> None:
