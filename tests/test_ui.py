@@ -122,7 +122,7 @@ def test_every_request_needs_the_token_and_this_servers_name(ui):
     stranger = app.test_client()
     assert stranger.get("/api/challenges", base_url=BASE).status_code == 403
     first = stranger.get(f"/?token={TOKEN}", base_url=BASE)  # the printed URL: a cookie, and the token leaves the URL
-    assert first.status_code == 303 and first.headers["Location"] == "/"
+    assert first.status_code == 200 and '<meta http-equiv="refresh" content="0;url=/">' in first.get_data(as_text=True)
     assert f"{guard.cookie_name(8765)}={TOKEN}" in first.headers["Set-Cookie"] and "HttpOnly" in first.headers["Set-Cookie"]
     assert stranger.get("/api/challenges", base_url=BASE).status_code == 200
     assert client.get("/api/challenges", base_url="http://evil.example:8765").status_code == 403
@@ -215,7 +215,8 @@ def test_judge_ui_serves_the_url_it_prints(tmp_path):
     try:
         url = next(line.split()[1] for line in proc.stderr if line.startswith("open http://127.0.0.1:"))
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
-        page = browser.open(url, timeout=30)  # the redirect drops the token; the cookie carries it
+        assert b'content="0;url=/"' in browser.open(url, timeout=30).read()  # the refresh drops the token
+        page = browser.open(url.split("?")[0], timeout=30)  # where it leads; the cookie carries the token
         assert page.status == 200 and b"/static/app.js" in page.read()
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(url.split("?")[0] + "api/challenges", timeout=30)  # no token, no cookie
@@ -341,3 +342,25 @@ def test_a_folder_in_the_current_directory_does_not_stand_in_for_a_challenge(ui,
     page = client.get("/api/challenge?ref=transpose", base_url=BASE)
     assert page.status_code == 200 and page.get_json()["name"] == "transpose" and not page.get_json()["leetgpu"]
     assert not (tmp_path / "ran").exists()
+
+
+@needs_ui
+def test_open_passes_the_browser_a_private_file_not_the_token(monkeypatch, tmp_path, capsys):
+    """--open: a browser's command line is readable by every user of the machine (ps); the token is not on it."""
+    import stat
+    import webbrowser
+
+    from judge.challenge.catalog import SearchPath
+    from judge.cli.ui import _announce
+    from judge.ui.app import Settings
+    from judge.ui.pages import Catalogue
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    page = _announce(Settings(Workspace(tmp_path), Catalogue(SearchPath()), port=8765, token="s3cret"), True)
+    try:
+        assert opened == [page.as_uri()] and "s3cret" not in opened[0]
+        assert stat.S_IMODE(page.stat().st_mode) == 0o600
+        assert 'url=http://127.0.0.1:8765/?token=s3cret"' in page.read_text()
+    finally:
+        page.unlink()

@@ -98,10 +98,17 @@ def _type_solution(driver, source: str) -> None:
                           "cm.execCommand('selectAll'); cm.replaceSelection(arguments[0]);", source)
 
 
+def _log_in(server, browser) -> None:
+    """The printed URL, then the page it refreshes to (wait for it: a refresh still due would undo a later get)."""
+    browser.get(f"http://127.0.0.1:{server.port}/?token={server.token}")
+    _wait(browser, 20, lambda d: d.current_url == f"http://127.0.0.1:{server.port}/" and
+          d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))
+
+
 def _open_transpose(server, browser) -> None:
     """A fresh load of the challenge's page (the previous test may have left the browser on it), token first
     (with pytest-xdist this test may be the first its browser runs)."""
-    browser.get(f"http://127.0.0.1:{server.port}/?token={server.token}")
+    _log_in(server, browser)
     browser.get(f"http://127.0.0.1:{server.port}/#/c/transpose")
     _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and not d.find_elements(By.ID, "verdict"))
 
@@ -201,7 +208,7 @@ def test_a_hostile_statement_runs_no_script(server, browser):
     path.write_text(spec.replace("name: tiny_transpose", "name: hostile_transpose").replace(
         "statement: Transpose a rows x cols float32 matrix.", "statement: " + __import__("json").dumps(hostile)))
     try:
-        browser.get(f"http://127.0.0.1:{server.port}/?token={server.token}")
+        _log_in(server, browser)
         browser.get(f"http://127.0.0.1:{server.port}/#/c/hostile_transpose")
         _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#statement img"))
         assert browser.current_url.endswith("#/c/hostile_transpose")
@@ -217,3 +224,15 @@ def test_a_hostile_statement_runs_no_script(server, browser):
             "(a) => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value))).map((e) => e.outerHTML)")
     finally:
         path.unlink()
+
+
+def test_arriving_from_another_site_with_the_token_opens_the_page(server, browser, tmp_path):
+    """judge ui --open's private file, or the URL clicked in a chat: the token URL reached from another site.
+    (A 303 to / kept the chain cross-site; Chromium held the SameSite=Strict cookie back and / answered 403.)"""
+    browser.delete_all_cookies()
+    page = tmp_path / "open.html"
+    page.write_text(f'<!doctype html><meta http-equiv="refresh" content="0;url=http://127.0.0.1:{server.port}/'
+                    f'?token={server.token}">')
+    browser.get(page.as_uri())
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))
+    assert browser.current_url == f"http://127.0.0.1:{server.port}/"

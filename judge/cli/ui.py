@@ -57,11 +57,13 @@ def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_
         raise UserError(f"cannot listen on {host}:{port}: {exc}; --port 0 picks a free port") from None
     settings.port = server.server_port  # the guard's Host rule needs the real port (--port 0)
     server.app = create_app(settings)
-    _announce(settings, open_browser)
+    opening = _announce(settings, open_browser)
     try:
         server.serve_forever()
     finally:
         server.server_close()
+        if opening is not None:
+            opening.unlink(missing_ok=True)
 
 
 def _redacting_handler():
@@ -81,13 +83,33 @@ def _redacting_handler():
     return Redacting
 
 
-def _announce(settings, open_browser: bool) -> None:
+def _announce(settings, open_browser: bool):
+    """Prints the URL; with --open, opens it through a private file (returned, to be removed at the end)."""
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     url = f"http://{shown}:{settings.port}/?token={settings.token}"
     if settings.host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(EXPOSED_WARNING.format(host=settings.host, port=settings.port), err=True)
     click.echo(f"judge ui: drafts in {settings.workspace.root}\nopen {url}\n(Ctrl-C stops it)", err=True)
-    if open_browser:
-        import webbrowser
+    if not open_browser:
+        return None
+    import webbrowser
 
-        webbrowser.open(url)
+    # Not the URL itself: the browser's command line (xdg-open URL, firefox URL) is readable by every user of the
+    # machine (ps), and the token lets its reader run code as you. A file only you can read leads there instead.
+    page = _opening_page(url)
+    webbrowser.open(page.as_uri())
+    return page
+
+
+def _opening_page(url: str):
+    import html
+    import os
+    import tempfile
+    from pathlib import Path
+
+    fd, name = tempfile.mkstemp(prefix="judge-ui-", suffix=".html")  # mode 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        target = html.escape(url)
+        out.write(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
+                  f'<title>judge ui</title><a href="{target}">open judge ui</a>\n')
+    return Path(name)

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from flask import Flask, Response, abort, jsonify, redirect, request, send_from_directory
+from flask import Flask, Response, abort, jsonify, request, send_from_directory
 
 from judge.ui import guard
 from judge.ui.judgements import Busy, Judgements
@@ -19,6 +19,8 @@ from judge.ui.workspace import Workspace, WorkspaceError
 __all__ = ["Settings", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
+REFRESH_PAGE = ('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/">'
+                '<title>judge ui</title><a href="/">judge ui</a>\n')
 
 
 @dataclass
@@ -73,7 +75,10 @@ def _page_routes(app: Flask, settings: Settings) -> None:
     @app.get("/")
     def index():
         if "token" in request.args:  # once: the cookie carries it from now on, and the URL bar loses it
-            reply = redirect("/", code=303)
+            # Not a 303: a browser that arrived from another site (a file:// page, --open's, a link in a chat)
+            # keeps the chain cross-site and holds the SameSite=Strict cookie back from the redirect's request,
+            # which then had no token (403). A refresh made by this page is a same-site navigation.
+            reply = Response(REFRESH_PAGE, mimetype="text/html")
             reply.set_cookie(guard.cookie_name(settings.port), settings.token, httponly=True, samesite="Strict")
             return reply
         return send_from_directory(STATIC, "index.html", max_age=0)
