@@ -364,3 +364,15 @@ def test_open_passes_the_browser_a_private_file_not_the_token(monkeypatch, tmp_p
         assert 'url=http://127.0.0.1:8765/?token=s3cret"' in page.read_text()
     finally:
         page.unlink()
+
+
+def test_math_openers_without_closers_take_linear_time():
+    """A statement of unclosed \\[ or \\( made every opener scan to the end: quadratic, in a regex that holds the GIL,
+    so opening that challenge froze every request of the server (60,000 openers: about 25 s before, 1 s now)."""
+    import time
+
+    for opener in ("\\[", "\\("):
+        began = time.perf_counter()
+        statement_html(opener * 60_000)
+        assert time.perf_counter() - began < 8, opener
+    assert "$$x_1$$" in statement_html("$$x_1$$") and "$a_i$" in statement_html("a $a_i$ b")

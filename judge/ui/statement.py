@@ -19,7 +19,11 @@ from markdown_it import MarkdownIt
 __all__ = ["statement_html", "MATH"]
 
 # $$...$$, \[...\], \(...\), then $...$ (not across a blank line; "$5 and $6" are prices only with spaces inside)
-MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|\$(?=\S)(?:[^$\n]|\n(?!\n))+?(?<=\S)\$", re.S)
+# Each span at most MATH_CHARS long: an opener with no closer (a statement of "\[" repeated) made every opener scan
+# to the end, quadratic, in a regex that holds the GIL and so froze the whole server while it ran.
+MATH_CHARS = 2000
+MATH = re.compile(r"\$\$.{1,%d}?\$\$|\\\[.{1,%d}?\\\]|\\\(.{1,%d}?\\\)|\$(?=\S)(?:[^$\n]|\n(?!\n)){1,%d}?(?<=\S)\$"
+                  % ((MATH_CHARS,) * 4), re.S)
 _MARK = "\u2063MATH{}\u2063"  # an invisible separator no statement contains
 
 
