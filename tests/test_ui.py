@@ -298,6 +298,7 @@ def test_the_page_forbids_inline_script_framing_and_referrers(ui):
         policy = reply.headers.get("Content-Security-Policy", "")
         assert "script-src 'self'" in policy and "unsafe-inline' ;" not in policy, path
         assert "'unsafe-eval'" not in policy and "frame-ancestors 'none'" in policy, path
+        assert "img-src 'self' data:;" in policy, path  # no image from another port of this host (its cookie)
         assert reply.headers.get("X-Content-Type-Options") == "nosniff", path
         assert reply.headers.get("Referrer-Policy") == "no-referrer", path
     assert client.get("/api/challenges", base_url=BASE).headers.get("Cache-Control") == "no-store"

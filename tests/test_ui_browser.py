@@ -201,9 +201,25 @@ def test_a_hostile_statement_runs_no_script(server, browser):
     """A challenge folder is someone else's text: its statement's markdown, math and links must not run script
     in the page that holds the token (the script could save a draft and start a run: code on this machine)."""
     spec = (ROOT / "tests" / "specs" / "tiny_transpose.yaml").read_text()
+    import http.server
+
+    heard = []  # what another server of this host (another user's, say) receives from the page
+
+    class Listener(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            heard.append(self.headers.get("Cookie", ""))
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    listener = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Listener)
+    threading.Thread(target=listener.serve_forever, daemon=True).start()
     hostile = ('![$" onerror="window.pwned=1//$](x) [t](http://x ($" onmouseover="window.pwned=2" x="$)) '
                '[j](javascript:window.pwned=3) <img src=x onerror="window.pwned=4"> '
-               '$\\\\href{javascript:window.pwned=5}{click}$')
+               '$\\\\href{javascript:window.pwned=5}{click}$ '
+               f'![p](http://127.0.0.1:{listener.server_port}/p.png)')
     path = Path(server.catalogue.search.user_dirs[0]) / "hostile_transpose.yaml"
     path.write_text(spec.replace("name: tiny_transpose", "name: hostile_transpose").replace(
         "statement: Transpose a rows x cols float32 matrix.", "statement: " + __import__("json").dumps(hostile)))
@@ -219,11 +235,13 @@ def test_a_hostile_statement_runs_no_script(server, browser):
         time.sleep(1)
         assert browser.current_url.endswith("#/c/hostile_transpose")
         assert browser.execute_script("return window.pwned") is None
+        assert not [cookie for cookie in heard if server.token in cookie]  # the token went to no other port
         assert not browser.execute_script(
             "return [...document.querySelectorAll('#statement *')].filter((e) => [...e.attributes].some("
             "(a) => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value))).map((e) => e.outerHTML)")
     finally:
         path.unlink()
+        listener.shutdown()
 
 
 def test_arriving_from_another_site_with_the_token_opens_the_page(server, browser, tmp_path):

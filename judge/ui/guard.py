@@ -19,10 +19,13 @@ __all__ = ["COOKIE", "HEADER", "SECURITY_HEADERS", "cookie_name", "allowed_hosts
 COOKIE = "judge_ui_token"
 # The page's scripts and styles are its own files: no inline script or handler runs (a statement that slips
 # one past the escaping gets nothing), no eval, no other site frames it, and no address leaves in a Referer.
-# Styles may be inline (CodeMirror and KaTeX set style attributes); images may come from https (statements').
+# Styles may be inline (CodeMirror and KaTeX set style attributes). Images only from here: a statement's
+# ![](http://127.0.0.1:9999/x.png) was a same-site request to another port, and browsers send this server's
+# cookie, the token, to every port of the host (whoever listens there could then run code here); a remote image
+# would also tell its server when the statement was read.
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-                               "img-src 'self' data: https:; font-src 'self'; connect-src 'self'; "
+                               "img-src 'self' data:; font-src 'self'; connect-src 'self'; "
                                "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
