@@ -377,3 +377,17 @@ def test_math_openers_without_closers_take_linear_time():
         statement_html(opener * 60_000)
         assert time.perf_counter() - began < 8, opener
     assert "$$x_1$$" in statement_html("$$x_1$$") and "$a_i$" in statement_html("a $a_i$ b")
+
+
+@pytest.mark.parametrize("target", ["http://127.0.0.1:9999/", "//127.0.0.1:9999/x", "http://0x7f000001:9999/",
+                                    "http://2130706433:9999/", "http://127.1:9999/", "http://localhost:9999/",
+                                    "http://[::1]:9999/", "HTTP://127.0.0.1./", "http:127.0.0.1:9999/",
+                                    "http:\\\\127.0.0.1:9999/", "http://x@127.0.0.1:9999/",
+                                    "http://%31%32%37.0.0.1:9999/"])
+def test_a_statement_links_to_no_other_server_of_this_machine(target):
+    """Browsers send this server's cookie (the token) to every port of 127.0.0.1: a statement's link there, once
+    clicked, would hand it to whoever listens (another user of the machine); such links stay text."""
+    out = statement_html(f"[docs]({target}) and <{target}>")
+    assert "href" not in out, out
+    assert 'href="https://example.com/a"' in statement_html("[ok](https://example.com/a)")
+    assert 'href="#sizes"' in statement_html("[ok](#sizes)")

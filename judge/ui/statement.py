@@ -36,5 +36,51 @@ def statement_html(markdown: str) -> str:
 
     # A statement's own separators are dropped first: only the markers set here are ever replaced.
     text = MATH.sub(set_aside, markdown.replace("\u2063", ""))
-    rendered = MarkdownIt("commonmark", {"html": False}).render(text)
+    md = MarkdownIt("commonmark", {"html": False})
+    default = md.validateLink
+    md.validateLink = lambda url: default(url) and not _this_machine(url)
+    rendered = md.render(text)
     return re.sub("\u2063MATH(\\d+)\u2063", lambda m: html.escape(spans[int(m.group(1))]), rendered)
+
+
+def _this_machine(url: str) -> bool:
+    """A link to another server of this machine (127.0.0.1:9999, 0x7f000001, localhost): a click sends it this
+    server's cookie, the token, since browsers keep cookies per host and not per port. Such links stay text."""
+    # markdown-it hands over the URL percent-encoded; browsers read a backslash as a slash in these URLs
+    link = _unquote(url).strip().replace("\\", "/")
+    scheme = re.match(r"(?i)^(https?|ftp|wss?):/*", link)  # and http:127.0.0.1 as http://127.0.0.1
+    if scheme:
+        link = "//" + link[scheme.end():]
+    elif not link.startswith("//"):
+        return False  # a path of this server, a #fragment, mailto:
+    authority = re.split(r"[/?#]", link[2:], maxsplit=1)[0].rsplit("@", 1)[-1]
+    host = authority[:authority.index("]") + 1] if authority.startswith("[") and "]" in authority \
+        else authority.split(":", 1)[0]
+    host = host.rstrip(".").lower()
+    if host in ("localhost", "[::1]", "[::]", "") or host.endswith(".localhost"):
+        return True
+    first = _ipv4_first_byte(host)
+    return first in (0, 127)
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def _ipv4_first_byte(host: str) -> int | None:
+    """The first byte of an IPv4 address as browsers read a host (127.1, 0x7f.1, 0177.0.0.1, 2130706433), else None."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        match = re.fullmatch(r"0[xX]([0-9A-Fa-f]*)|0([0-7]+)|([1-9][0-9]*|0)", part)
+        if match is None:
+            return None
+        hexa, octal, decimal = match.groups()
+        numbers.append(int(hexa or "0", 16) if hexa is not None else int(octal, 8) if octal is not None
+                       else int(decimal))
+    last_bytes = 5 - len(numbers)  # the last number fills the bytes the others leave
+    if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** last_bytes:
+        return None
+    return numbers[0] if len(numbers) > 1 else numbers[0] >> 24
