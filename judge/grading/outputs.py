@@ -17,14 +17,16 @@ from judge.report.markdown import grade_to_markdown
 __all__ = ["GradeOutputs", "write_atomically"]
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``:
-    readers, and a run killed mid-write, see the old file or the new one, never half."""
+def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
+    """Write to a temporary file beside ``path``, then rename it over ``path`` with ``mode``:
+    readers, and a run killed mid-write, see the old file or the new one, never half.  The
+    temporary file is always a new one (mkstemp's O_EXCL), never a link planted beside ``path``.
+    The default 0644, not mkstemp's 0600: a CI artifact must not be hidden from other users."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
-        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide a CI artifact from other users
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         with suppress(OSError):

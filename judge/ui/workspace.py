@@ -8,11 +8,11 @@ resolved path (links followed) must still lie inside it.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from judge.grading.outputs import write_atomically
 
 __all__ = ["Workspace", "WorkspaceError", "Draft", "SUFFIXES"]
 
@@ -71,18 +71,10 @@ class Workspace:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.parent.resolve().is_relative_to(self.root):  # a folder link made after the check
             raise WorkspaceError(f"{file!r} would be written outside the workspace {self.root}")
-        # Written beside and renamed: judge watch never sees half a file.  The file beside is a new one
-        # (O_EXCL, never a link already there, which would carry the text outside the workspace).
-        fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            if path.is_file():  # an existing draft keeps its mode; a new one is the owner's only (0600)
-                os.chmod(partial, path.stat().st_mode & 0o777)
-            os.replace(partial, path)
-        except BaseException:
-            Path(partial).unlink(missing_ok=True)
-            raise
+        # Written beside and renamed: judge watch never sees half a file, and the file beside is a new one
+        # (never a link already there, which would carry the text outside the workspace).  An existing
+        # draft keeps its mode; a new one is the owner's only.
+        write_atomically(path, text, path.stat().st_mode & 0o777 if path.is_file() else 0o600)
         return Draft(path, text, path.stat().st_mtime_ns)
 
     def files(self, challenge: str) -> list[str]:
