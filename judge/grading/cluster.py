@@ -316,17 +316,17 @@ def grade_on_cluster(client, jobs: list[Job], settings: GradeSettings, done: Cal
 
     def top_up() -> None:
         workers = _workers(client)
-        # a task whose result came (taken, or finished and not yet taken) was judged once, whatever its worker does now
+        # a task whose result came (taken, or finished and not yet taken) was judged once, whatever its worker
+        # does now; taken before the submissions below, which no worker was running at the last look
         pending = {job.index for future, job in futures.items() if future.status != "finished"}
-        for line in changes.seen(_names(workers), _running(client, futures), labels.get, pending):
-            if say is not None:
-                say(line)
-        for _ in range(max(1, _slots(workers, settings.interpret)) - len(futures)):
-            if not waiting:
-                return
+        for _ in range(min(len(waiting), max(1, _slots(workers, settings.interpret)) - len(futures))):
             job = waiting.pop()
             futures[client.submit(grade_task, job, settings, cancel.name, key=task_key(job.index, run_id),
                                   resources=resources, pure=False)] = job
+        # after the submissions: a freed GPU does not wait for this round trip to the scheduler
+        for line in changes.seen(_names(workers), _running(client, futures), labels.get, pending):
+            if say is not None:
+                say(line)
 
     def done_noted(index: int, record: dict) -> None:
         done(index, changes.noted(index, record))
