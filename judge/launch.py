@@ -16,9 +16,13 @@ def main() -> None:
     from judge.base import signals
 
     signals.install()  # first: a SIGTERM or Ctrl-C from here on stops the command cleanly (judge/base/signals.py)
+    from judge.base.trace import mark
+
+    mark("client starts")
     from judge.server.client import run_served
 
     code = run_served(sys.argv[1:])
+    mark("client has the exit status" if code is not None else "no server: judging here")
     if code is not None:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -151,8 +151,9 @@ def test_a_served_run_judges_in_a_forked_command_and_worker(served):
     assert json.loads(ok.stdout)["verdict"] == "accepted"
     wrong = _judge(served, "run", TINY, str(SOLUTIONS / "transpose_wrong_value.py"), "--interpret", "--json")
     assert wrong.returncode == 1 and json.loads(wrong.stdout)["verdict"] == "wrong_answer"
-    log = _log(served)
-    assert log.count("command pid") >= 4 and "transpose_ok.py" in log  # started and ended, twice
+    # started and ended, twice (the client has the status before the command's process has ended)
+    log = _wait_for(lambda: _log(served) if _log(served).count("command pid") >= 4 else "", 20)
+    assert log.count("command pid") >= 4 and "transpose_ok.py" in log, _log(served)
     assert re.search(r"worker pid \d+", log), log  # no second import of torch: the server forked it
     local = _judge(dict(served, JUDGE_SERVER="0"), "run", TINY, str(SOLUTIONS / "transpose_ok.py"),
                    "--interpret", "--seed", "4", "--json")
@@ -457,3 +458,68 @@ def test_sigterm_to_a_plain_run_stops_its_worker(tmp_path):
                     os.kill(worker, signal.SIGKILL)
             except OSError:  # gone
                 pass
+
+
+@pytest.mark.slow
+def test_the_server_freezes_what_it_imported(tmp_path):
+    """Each forked command and worker collected the garbage of the server it came from: 0.15 s a fork
+    (walking every object torch and triton made, and copying the pages it touched), on the path of every
+    served run twice.  The server collects once and freezes what is left, as the gc module's docs advise
+    before forking."""
+    code = ("import gc; from judge.daemon.daemon import Server; s = Server(%r, 60); s.prepare(); "
+            "print(gc.get_freeze_count())" % str(tmp_path / "s.sock"))
+    done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path)),
+                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) > 50_000  # torch alone leaves hundreds of thousands
+
+
+@pytest.mark.slow
+def test_a_served_command_is_answered_before_its_process_ends(tmp_path):
+    """The client's shell waited for the command's process to be torn down (a CUDA context: 0.1-0.2 s)
+    before it had the exit status.  Here a command's end takes 8 s: its client has the status, and the
+    whole output, long before."""
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_DATA_DIR=str(tmp_path / "data"),
+               NO_COLOR="1", PYTHONPATH=str(ROOT))
+    env.pop("JUDGE_SERVER", None)
+    path = _socket(env)
+    slow_end = ("import os, sys, time, judge.cli\n"
+                "judge.cli._end_process = lambda code: (time.sleep(8), os._exit(code))\n"
+                "from judge.daemon.daemon import main\n"
+                f"sys.exit(main([{str(path)!r}, '60', '--stop-with', '{os.getpid()}']))\n")
+    log = tmp_path / "server.log"
+    server = subprocess.Popen([sys.executable, "-c", slow_end], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=log.open("w"), text=True)
+    try:
+        assert server.stdout.readline().strip() == "ready"
+        for solution, code, verdict in (("transpose_ok.py", 0, "accepted"), ("transpose_wrong_value.py", 1,
+                                                                            "wrong_answer")):
+            started = time.monotonic()
+            done = _judge(env, "run", TINY, str(SOLUTIONS / solution), "--interpret", "--json", "--no-history")
+            took = time.monotonic() - started
+            assert done.returncode == code and json.loads(done.stdout)["verdict"] == verdict, done.stderr[-800:]
+            assert took < 7, f"the client waited {took:.1f} s, for the command's process to end"
+        command = int(re.findall(r"command pid (\d+): judge run", log.read_text())[-1])
+        assert _alive(command)  # still ending: the client did not wait for it
+        assert _wait_for(lambda: not _alive(command), 20)
+        assert re.search(rf"command pid {command} ended: 1 after", log.read_text())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_judge_trace_marks_a_served_run_in_each_process(served, tmp_path):
+    """JUDGE_TRACE (judge/base/trace.py, research/served_trace.sh): the client, the forked command and its
+    worker each mark their steps, on one clock; without it nothing is written."""
+    trace = tmp_path / "marks"
+    done = _judge(dict(served, JUDGE_TRACE=str(trace)), "run", TINY, str(SOLUTIONS / "transpose_ok.py"),
+                  "--interpret", "--no-history")
+    assert done.returncode == 0, done.stderr
+    lines = [line.split(" ", 2) for line in trace.read_text().splitlines()]
+    labels = [label for _, _, label in lines]
+    for step in ("client starts", "request sent", "command starts", "worker starts", "judging starts",
+                 "judging ends", "result written", "process ends", "client has the exit status"):
+        assert step in labels, labels
+    assert [float(t) for t, _, _ in lines] == sorted(float(t) for t, _, _ in lines)
+    assert len({pid for _, pid, label in lines if label in ("client starts", "command starts", "worker starts")}) == 3

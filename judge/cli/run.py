@@ -13,6 +13,7 @@ from judge.judging.verdict import exit_code_for
 from judge.history.recording import record_results
 from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
 from judge.cli.history import history_options
+from judge.base.trace import mark
 
 
 def build_options(seed, interpret, device, timeout, compile_timeout, **extra):
@@ -87,6 +88,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         from judge.report.benchmark_table import render_benchmarks
 
         render_run(make_console(), result, render_benchmarks, max_failures)
+    mark("result written")
     if history_warning:
         click.echo(history_warning, err=True)
     sys.exit(exit_code_for(result.verdict))

@@ -37,6 +37,7 @@ from pathlib import Path
 from judge.server import client, compat
 from judge.base import wire
 from judge.base.process import start_time
+from judge.base.trace import mark
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
 READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
@@ -49,6 +50,8 @@ class Child:
     what: str
     started: float = field(default_factory=time.monotonic)
     kill_at: float | None = None
+    status_r: int | None = None  # a command's: it writes its exit status here before its process ends
+    told: bool = False  # the client has its exit status (from status_r): the reaping tells nothing
 
 
 class Server:
@@ -88,6 +91,10 @@ class Server:
         from judge.watch import file_watch  # noqa: F401
 
         judge.worker.warm_kernel.hash_triton()  # the forked workers inherit it
+        import gc
+
+        gc.collect()
+        gc.freeze()
 
     def listen(self) -> None:
         compat.private_folder(self.path.parent)
@@ -122,6 +129,8 @@ class Server:
                     self._accept()
                 elif key.data == "wakeup":
                     _drain(key.fd)
+                elif key.data == "status":
+                    self._on_status(key.fd)
                 else:
                     self._on_message(key.fileobj)
             self.reap()
@@ -260,8 +269,16 @@ class Server:
             self._refuse(conn, fds, why)
             return
         argv = [str(a) for a in request["argv"]]
-        pid = self._fork(Become("command", self._plain(request, argv=argv), fds), fds)
-        self.children[pid] = Child("command", conn, " ".join(argv[:3]))
+        status_r, status_w = os.pipe()
+        try:
+            pid = self._fork(Become("command", self._plain(request, argv=argv, status_fds=(status_r, status_w)), fds),
+                             fds)
+        except OSError:
+            wire.close_all([status_r, status_w])
+            raise
+        os.close(status_w)  # the command's alone: the pipe ends when it does
+        self.children[pid] = Child("command", conn, " ".join(argv[:3]), status_r=status_r)
+        self.selector.register(status_r, selectors.EVENT_READ, "status")
         self.served += 1
         log(f"command pid {pid}: judge {' '.join(argv)}")
         _reply(conn, {"started": pid})
@@ -361,11 +378,42 @@ class Server:
             if child is None:
                 continue
             code = os.waitstatus_to_exitcode(status)  # as Popen.returncode: -N for signal N
+            mark(f"reaped {child.kind} {pid}")
             if child.kind == "command":
                 log(f"command pid {pid} ended: {code} after {time.monotonic() - child.started:.2f} s")
-            _reply(child.conn, {"exit": code})
-            self._let_go(child.conn)  # dropped already, if its client or command went away
+            self._close_status(child)
+            if not child.told:
+                _reply(child.conn, {"exit": code})
+                self._let_go(child.conn)  # dropped already, if its client or command went away
             self.last_activity = time.monotonic()
+
+    def _on_status(self, fd: int) -> None:
+        """A command wrote its exit status as its last act (cli.entry): the client has it now, not after
+        the process is torn down (a process with a CUDA context takes 0.1-0.2 s to end).  End of file
+        without one: the command died; its reaping tells the status."""
+        child = next((c for c in self.children.values() if c.status_r == fd), None)
+        try:
+            data = os.read(fd, 64)
+        except OSError:
+            data = b""
+        if child is None:
+            return
+        self._close_status(child)
+        text = data.decode("ascii", "replace").strip()
+        if text.isdigit():
+            _reply(child.conn, {"exit": int(text)})
+            self._let_go(child.conn)  # its client leaves now: not a client that vanished
+            child.told = True
+
+    def _close_status(self, child: Child) -> None:
+        if child.status_r is None:
+            return
+        try:
+            self.selector.unregister(child.status_r)
+        except (KeyError, ValueError):
+            pass
+        os.close(child.status_r)
+        child.status_r = None
 
     def _kill_overdue(self) -> None:
         now = time.monotonic()
@@ -384,6 +432,7 @@ class Server:
                 key.fileobj.close()
         self.selector.close()
         wire.close_all(self.wakeup or ())
+        wire.close_all(c.status_r for c in self.children.values() if c.status_r is not None)
         self.children.clear()
 
 
@@ -413,14 +462,16 @@ def _become_command(request: dict, fds: list[int]) -> None:
     _bytecode_as_environment()
     keep_bytecode()
     sys.argv = ["judge", *request["argv"]]
+    mark("command starts")
     from judge.worker import forked
 
     forked.SERVER = forked.ServerLink(request["path"], request["fingerprint"])
     from judge.cli import entry
 
-    argv = request["argv"]
+    argv, (status_r, status_w) = request["argv"], request["status_fds"]
+    os.close(status_r)
     del request
-    entry(argv)  # ends the process
+    entry(argv, status_fd=status_w)  # ends the process
 
 
 def _become_worker(request: dict, fds: list[int]) -> None:
@@ -446,6 +497,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
     del request
     from judge.base.profiling import profiled
     from judge.worker.__main__ import main as worker_main
+    mark("worker starts")
 
     code = profiled("worker", worker_main, argv)
     for stream in (sys.stdout, sys.stderr):

@@ -27,6 +27,7 @@ from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, Refer
 from judge.challenge.spec import Spec
 from judge.judging.failures import headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
+from judge.base.trace import mark
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.cpu_device import STAND_IN_NAMES, stand_ins_note
 from judge.worker.limits import Limits
@@ -229,6 +230,7 @@ class Runner:
     # -- the pipeline ----------------------------------------------------------
     def run(self) -> RunResult:
         result, started = self.result, time.perf_counter()
+        mark("judging starts")
         result.environment = environment(self.device)
         result.device = result.environment.get("gpu", "cpu (Triton interpreter)")
         cases = self.prepare()
@@ -247,6 +249,7 @@ class Runner:
                 self.run_benchmarks()
                 result.verdict = overall_verdict(result.tests + self.benchmark_failures())
         result.message = self.summary_message()
+        mark("judging ends")
         result.phases_s["total"] = time.perf_counter() - started
         return result
 

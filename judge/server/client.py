@@ -17,6 +17,7 @@ from pathlib import Path
 
 from judge.server import compat
 from judge.base import signals, wire
+from judge.base.trace import mark
 
 __all__ = ["run_served", "ask", "connect"]
 
@@ -40,6 +41,7 @@ def run_served(argv: list[str]) -> int | None:
         conn.close()
         return None
     try:
+        mark("request sent")
         wire.send(conn, _request(argv), [0, 1, 2])
         reply, _ = wire.receive(conn)
     except (OSError, wire.Closed, ValueError):
