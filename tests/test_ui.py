@@ -159,6 +159,9 @@ def test_catalogue_and_challenge_page(ui):
     assert page["c_prototype"].startswith('extern "C" void solve(') and page["benchmarks"]
     leet = client.get("/api/challenge", base_url=BASE, query_string={"ref": by_name["1_vec_add"]["ref"]}).get_json()
     assert leet["leetgpu"] and leet["signature"] == "solve(A, B, C, N)"
+    # its own challenge.html, not judge show's text: its markup kept, sanitized
+    assert leet["statement_kind"] == "html" and "<code>C[i] = A[i] + B[i]</code>" in leet["statement_html"]
+    assert "<h2>Requirements</h2>" in leet["statement_html"] and "&amp; nothing else" in leet["statement_html"]
     assert client.get("/api/challenge?ref=/etc", base_url=BASE).status_code == 404
     draft = client.get("/api/draft?ref=transpose&file=solution.py", base_url=BASE).get_json()  # judge init's starter
     assert "def solve(input, output, rows, cols)" in draft["text"] and Path(draft["path"]).is_file()
@@ -391,3 +394,33 @@ def test_a_statement_links_to_no_other_server_of_this_machine(target):
     assert "href" not in out, out
     assert 'href="https://example.com/a"' in statement_html("[ok](https://example.com/a)")
     assert 'href="#sizes"' in statement_html("[ok](#sizes)")
+
+
+def test_a_leetgpu_statement_keeps_its_diagrams_and_math_and_loses_what_could_act(tmp_path):
+    """A LeetGPU folder's challenge.html is shown as its HTML (issue 30), through an allow-list: its SVG
+    diagrams (ids prefixed, arrows still pointing at them), tables, links out and math stay; scripts,
+    handlers, style blocks, positioned styles, frames, javascript: links and links to this machine
+    (they would carry the cookie to another port) go."""
+    from judge.ui.statement import leetgpu_statement_html
+
+    page = leetgpu_statement_html(
+        '<p>Compute \\( y = \\frac{a}{b} \\) and $$\\sum_i x_i$$ &lt;tag&gt;</p>'
+        '<svg width="300" viewBox="0 0 300 100" style="display:block; margin:20px auto; position:fixed" '
+        'onload="alert(1)"><defs><marker id="arrow" orient="auto"><path d="M0,0 L6,3 z"/></marker></defs>'
+        '<style>body { display: none }</style><rect x="1" y="2" fill="#1a1a1a" rx="6"/>'
+        '<line x1="0" x2="9" marker-end="url(#arrow)"/><text x="5" text-anchor="middle">key &#x2192;</text>'
+        '<foreignObject><iframe src="http://evil.example"></iframe></foreignObject>'
+        '<use href="#arrow"/><a href="javascript:alert(2)"><text>j</text></a></svg>'
+        '<table><tr><th colspan="2">N</th><td onclick="x()">1</td></tr></table>'
+        '<script>window.pwned = 1</script><img src="x" onerror="alert(3)">'
+        '<a href="https://arxiv.org/abs/1707.06347" target="_blank">paper</a>'
+        '<a href="http://127.0.0.1:8888/">local</a><a href="HTTP://0x7f.1:9/">hex</a>'
+        '<div style="position:absolute; top:0; color:red" id="results">fake</div>')
+    for kept in ('\\( y = \\frac{a}{b} \\)', '$$\\sum_i x_i$$', '&lt;tag&gt;', 'viewBox="0 0 300 100"',
+                 '<marker id="statement-arrow"', 'marker-end="url(#statement-arrow)"', '<rect x="1" y="2"',
+                 'text-anchor="middle">key →</text>', '<th colspan="2">N</th>', 'href="https://arxiv.org/abs/1707.06347"',
+                 'rel="noopener noreferrer"', '<div style="color:red">fake</div>'):
+        assert kept in page, kept
+    for gone in ("onload", "onclick", "onerror", "<script", "pwned", "<style", "display: none", "<iframe", "evil",
+                 "foreignObject", "<use", "javascript:", "<img", "127.0.0.1", "0x7f", "position", 'id="results"'):
+        assert gone not in page, gone

@@ -14,6 +14,7 @@ import os
 import shutil
 import threading
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -36,6 +37,21 @@ WRONG = (ROOT / "tests" / "solutions" / "transpose_wrong_edge.py")
 JUDGING_S = 90  # one judgement in CPU mode takes 4-10 s here; a loaded CI machine more
 
 
+LEETGPU_STATEMENT = """<p>Add two vectors: \\( C_i = A_i + B_i \\) for \\( 0 \\le i < N \\), so that
+$$\\sum_i C_i = \\sum_i A_i + \\sum_i B_i.$$</p>
+<svg width="260" height="90" viewBox="0 0 260 90" xmlns="http://www.w3.org/2000/svg" style="display:block; margin:10px auto;">
+  <style>text { fill: #cccccc; } body { display: none; }</style>
+  <defs><marker id="arrow" markerWidth="8" markerHeight="6" refX="8" refY="3" orient="auto">
+    <polygon points="0 0, 8 3, 0 6" fill="#888"/></marker></defs>
+  <rect x="10" y="20" width="60" height="30" fill="#2a4d69" rx="4"/><text x="40" y="40" text-anchor="middle">A + B</text>
+  <line x1="75" y1="35" x2="180" y2="35" stroke="#888" stroke-width="2" marker-end="url(#arrow)"/>
+  <rect x="185" y="20" width="60" height="30" fill="#4b86b4" rx="4"/><text x="215" y="40" text-anchor="middle">C</text>
+</svg>
+<h2>Constraints</h2><ul><li>1 &le; <code>N</code> &le; 100,000,000</li></ul>
+<script>window.pwned = 1</script><p onmouseover="window.pwned = 2">hover</p>
+"""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     from werkzeug.serving import make_server
@@ -52,8 +68,11 @@ def server(tmp_path_factory):
     (mine / "math_transpose.yaml").write_text(spec.replace("name: tiny_transpose", "name: math_transpose").replace(
         "statement: Transpose a rows x cols float32 matrix.",
         'statement: "Write $y_{j,i} = x_{i,j}$ for every element, so that $$\\\\sum_i y_{0,i} = \\\\sum_i x_{i,0}.$$"'))
+    leetgpu = tmp / "leetgpu"  # a LeetGPU folder whose statement draws a diagram and writes math, as theirs do
+    shutil.copytree(ROOT / "tests" / "leetgpu" / "challenges", leetgpu)
+    (leetgpu / "easy" / "1_vec_add" / "challenge.html").write_text(LEETGPU_STATEMENT)
     httpd = make_server("127.0.0.1", 0, None, threaded=True)
-    settings = Settings(Workspace(tmp / "ws"), Catalogue(SearchPath((mine,))), port=httpd.server_port,
+    settings = Settings(Workspace(tmp / "ws"), Catalogue(SearchPath((mine,)), [leetgpu]), port=httpd.server_port,
                         interpret=True, db_path=str(tmp / "history.db"))
     httpd.app = create_app(settings)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -254,3 +273,20 @@ def test_arriving_from_another_site_with_the_token_opens_the_page(server, browse
     browser.get(page.as_uri())
     _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))
     assert browser.current_url == f"http://127.0.0.1:{server.port}/"
+
+
+def test_a_leetgpu_challenge_shows_its_own_statement_with_its_diagram_and_math(server, browser):
+    """A LeetGPU folder's challenge.html, not judge show's text: its SVG diagram, its math rendered, and
+    neither its script nor its handlers nor its style block (which would hide the page) act."""
+    _log_in(server, browser)
+    ref = next(c.ref for c in server.catalogue.items() if c.name == "1_vec_add")
+    browser.get(f"http://127.0.0.1:{server.port}/#/c/{quote(ref, safe='')}")
+    _wait(browser, 20, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#statement .katex")) == 3)
+    assert browser.find_elements(By.CSS_SELECTOR, "#statement .katex-display")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#statement svg rect")) == 2
+    assert browser.find_element(By.CSS_SELECTOR, "#statement svg line").get_attribute("marker-end") == \
+        "url(#statement-arrow)"
+    assert browser.find_element(By.TAG_NAME, "body").is_displayed()
+    hover = browser.find_element(By.XPATH, "//div[@id='statement']//p[text()='hover']")
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", hover)
+    assert browser.execute_script("return window.pwned") is None

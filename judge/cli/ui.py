@@ -7,7 +7,7 @@ import click
 from judge.cli.base import UserError, current_search_path, main_group
 from judge.cli.history import history_options
 
-MISSING_EXTRA = ("judge ui needs the optional 'ui' extra (Flask, which serves the page): install it with "
+MISSING_EXTRA = ("judge ui needs the optional 'ui' extra (Flask, which serves the page, and nh3): install it with "
                  "pip install -e '.[ui]' in a checkout of the judge, or pip install 'judge[ui]'; "
                  "every other command works without it.")
 
@@ -39,6 +39,7 @@ def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_
     """
     try:
         import flask  # noqa: F401
+        import nh3  # noqa: F401 - LeetGPU statements' sanitizer
     except ImportError:
         raise UserError(MISSING_EXTRA) from None
     from werkzeug.serving import make_server

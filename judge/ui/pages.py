@@ -9,7 +9,7 @@ from pathlib import Path
 
 from judge.challenge.catalog import SearchPath, _find_entry, list_entries, load_challenge
 from judge.report.challenge_views import challenge_facts
-from judge.ui.statement import statement_html
+from judge.ui.statement import leetgpu_statement_html, statement_html
 
 __all__ = ["Catalogue", "CatalogueItem", "best_results", "challenge_page", "starter_text"]
 
@@ -104,10 +104,17 @@ def best_results(conn: sqlite3.Connection | None, names: list[str]) -> dict[str,
 
 
 def challenge_page(spec) -> dict:
-    """The statement as HTML (math for KaTeX), and what ``judge show`` prints besides it."""
+    """The statement as HTML (math for KaTeX): a spec's markdown, or a LeetGPU folder's own
+    ``challenge.html`` (sanitized: statement.leetgpu_statement_html); and what ``judge show`` prints
+    besides it."""
+    leetgpu = bool(getattr(spec, "shipped", False))
+    page = Path(spec.source) / "challenge.html" if leetgpu else None
+    if page is not None and page.is_file():
+        statement, kind = leetgpu_statement_html(page.read_text(encoding="utf-8", errors="replace")), "html"
+    else:
+        statement, kind = statement_html(spec.statement), "markdown"
     return {"name": spec.name, "title": spec.title, "difficulty": spec.difficulty, "source": str(spec.source),
-            "statement_html": statement_html(spec.statement), "leetgpu": bool(getattr(spec, "shipped", False)),
-            **challenge_facts(spec)}
+            "statement_html": statement, "statement_kind": kind, "leetgpu": leetgpu, **challenge_facts(spec)}
 
 
 LEETGPU_STARTERS = {".py": ("starter.triton.py", "starter.pytorch.py"), ".cu": ("starter.cu",)}

@@ -16,7 +16,7 @@ import re
 
 from markdown_it import MarkdownIt
 
-__all__ = ["statement_html", "MATH"]
+__all__ = ["statement_html", "leetgpu_statement_html", "MATH"]
 
 # $$...$$, \[...\], \(...\), then $...$ (not across a blank line; "$5 and $6" are prices only with spaces inside)
 # Each span at most MATH_CHARS long: an opener with no closer (a statement of "\[" repeated) made every opener scan
@@ -41,6 +41,50 @@ def statement_html(markdown: str) -> str:
     md.validateLink = lambda url: default(url) and not _this_machine(url)
     rendered = md.render(text)
     return re.sub("\u2063MATH(\\d+)\u2063", lambda m: html.escape(spans[int(m.group(1))]), rendered)
+
+
+# A LeetGPU folder's challenge.html: prose, code, tables and the inline SVG diagrams its statements draw.
+HTML_TAGS = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "code", "pre", "strong", "b",
+             "em", "i", "u", "sub", "sup", "small", "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption",
+             "blockquote", "span", "div", "a", "dl", "dt", "dd", "kbd", "var", "details", "summary"}
+SVG_TAGS = {"svg", "g", "defs", "marker", "title", "desc", "rect", "circle", "ellipse", "line", "polyline",
+            "polygon", "path", "text", "tspan"}
+SVG_ATTRIBUTES = {"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "dx", "dy", "width", "height",
+                  "viewBox", "preserveAspectRatio", "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity",
+                  "stroke-dasharray", "stroke-linecap", "stroke-linejoin", "opacity", "font-size", "font-family",
+                  "font-weight", "font-style", "text-anchor", "dominant-baseline", "alignment-baseline", "transform",
+                  "d", "points", "marker-start", "marker-mid", "marker-end", "orient", "markerWidth", "markerHeight",
+                  "markerUnits", "refX", "refY", "id", "style"}
+# Inline styles keep their looks, never their place: no position, so nothing covers the page's own controls.
+STYLE_PROPERTIES = {"display", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "padding",
+                    "text-align", "vertical-align", "font-family", "font-size", "font-weight", "font-style", "color",
+                    "background", "background-color", "fill", "stroke", "width", "max-width", "height",
+                    "border", "border-collapse"}
+ID_PREFIX = "statement-"  # a statement's ids never name one of the page's own elements
+
+
+def leetgpu_statement_html(text: str) -> str:
+    """A LeetGPU ``challenge.html`` as HTML the page may show: an allow-list of HTML and SVG elements and
+    attributes (nh3, the ammonia sanitizer), no scripts, handlers, ``<style>`` blocks or positioned styles,
+    links only to other sites, and its ids prefixed (an SVG's ``url(#arrow)`` follows).  Its math (``\\(..\\)``,
+    ``$$..$$``) stays in the text, for KaTeX in the page."""
+    import nh3
+
+    attributes = {"a": {"href", "title", "target"}, "td": {"colspan", "rowspan", "style"},
+                  "th": {"colspan", "rowspan", "style"}, "*": {"style"}}
+    attributes.update({tag: set(SVG_ATTRIBUTES) for tag in SVG_TAGS})
+    return nh3.clean(text, tags=HTML_TAGS | SVG_TAGS, clean_content_tags={"script", "style", "iframe", "object",
+                     "embed", "template", "noscript", "foreignObject", "math"}, attributes=attributes,
+                     attribute_filter=_statement_attribute, url_schemes={"http", "https", "mailto"},
+                     filter_style_properties=STYLE_PROPERTIES, id_prefix=ID_PREFIX, link_rel="noopener noreferrer")
+
+
+def _statement_attribute(tag: str, name: str, value: str) -> str | None:
+    if name == "href":
+        return None if _this_machine(value) else value
+    if name.startswith("marker-") or name in ("fill", "stroke"):  # url(#arrow): the id is prefixed now
+        return re.sub(r"url\(\s*#", f"url(#{ID_PREFIX}", value)
+    return value
 
 
 def _this_machine(url: str) -> bool:

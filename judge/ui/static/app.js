@@ -85,11 +85,13 @@ async function showChallenge(ref) {
   const info = await api(`/api/challenge?${q({ref})}`);
   if (location.hash !== `#/c/${encodeURIComponent(ref)}`) return;  // the user went elsewhere meanwhile
   const view = document.getElementById("view");
-  const statement = el("div", {class: "statement", id: "statement"});
-  statement.innerHTML = info.statement_html;  // rendered and escaped by the server
-  if (window.renderMathInElement) renderMathInElement(statement, {throwOnError: false, delimiters: [
-    {left: "$$", right: "$$", display: true}, {left: "\\[", right: "\\]", display: true},
-    {left: "\\(", right: "\\)", display: false}, {left: "$", right: "$", display: false}]});
+  const html = info.statement_kind === "html";  // a LeetGPU folder's challenge.html, sanitized by the server
+  const statement = el("div", {class: html ? "statement leetgpu" : "statement", id: "statement"});
+  statement.innerHTML = info.statement_html;  // rendered and escaped (or sanitized) by the server
+  const delimiters = [{left: "$$", right: "$$", display: true}, {left: "\\[", right: "\\]", display: true},
+    {left: "\\(", right: "\\)", display: false}];
+  if (!html) delimiters.push({left: "$", right: "$", display: false});  // LeetGPU's pages write no $..$ math
+  if (window.renderMathInElement) renderMathInElement(statement, {throwOnError: false, delimiters});
   const fileSelect = el("select", {id: "draft-file"}, ["solution.py", "solution.cu"].map((f) => el("option", {value: f}, f)));
   const editorHost = el("div", {id: "editor"});
   const results = el("div", {id: "results"});
