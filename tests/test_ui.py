@@ -424,3 +424,81 @@ def test_a_leetgpu_statement_keeps_its_diagrams_and_math_and_loses_what_could_ac
     for gone in ("onload", "onclick", "onerror", "<script", "pwned", "<style", "display: none", "<iframe", "evil",
                  "foreignObject", "<use", "javascript:", "<img", "127.0.0.1", "0x7f", "position", 'id="results"'):
         assert gone not in page, gone
+
+
+def _stream(client, number: int) -> list:
+    """The judgement's events, to its last (the test client reads the whole stream)."""
+    stream = client.get(f"/api/run/{number}/events", base_url=BASE)
+    return [(block.split("event: ")[1].split("\n")[0], json.loads(block.split("data: ")[1]))
+            for block in stream.get_data(as_text=True).split("\n\n") if "event: " in block]
+
+
+@pytest.mark.slow
+def test_stop_ends_a_hanging_judgement_at_once_and_records_nothing(ui):
+    """The page's Stop (issue 30): a solve() that hangs would hold the workspace until its time-out; stopped,
+    its worker is killed within a second or two, the judgement ends "stopped" and no history row is kept."""
+    import threading
+    import time
+
+    app, client, settings = ui
+    settings.workspace.write("transpose", "solution.py", (ROOT / "tests/solutions/transpose_hang.py").read_text())
+    started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                          headers={guard.HEADER: "1"})
+    number = started.get_json()["id"]
+    judgement = app.extensions["judgements"].by_id[number]
+    deadline = time.monotonic() + 120
+    while not any(kind == "started" for kind, _ in judgement.events) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.5)  # in its first call now
+    stopping = time.monotonic()
+    assert client.post(f"/api/run/{number}/stop", base_url=BASE).status_code == 403  # a write: the page's header
+    assert client.post(f"/api/run/{number}/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 202
+    events = _stream(client, number)
+    assert events[-1][0] == "stopped" and time.monotonic() - stopping < 15, events[-3:]
+    assert client.post(f"/api/run/{number}/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 409
+    assert client.post("/api/run/99/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 404
+    assert client.get("/api/history?ref=transpose", base_url=BASE).get_json()["runs"] == []
+    assert not [t for t in threading.enumerate() if t.name.startswith("judge-cancel")]
+    settings.workspace.write("transpose", "solution.py", (ROOT / "solutions/transpose/tiled.py").read_text())
+    again = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                        headers={guard.HEADER: "1"})
+    assert again.status_code == 202 and _stream(client, again.get_json()["id"])[-1][1]["result"]["verdict"] == "accepted"
+
+
+@pytest.mark.slow
+def test_a_judgement_uses_the_judge_server_and_starts_one_when_none_answers(ui, tmp_path, monkeypatch):
+    """Run / Submit go through the warm server as judge run does (issue 30): with none, the judgement spawns its
+    worker and starts a server as it ends; the next judgement's worker is forked by that server."""
+    import subprocess
+    import sys
+    import time
+
+    _, client, settings = ui
+    env = {"JUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for name in ("JUDGE_SERVER", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    settings.workspace.write("transpose", "solution.py", (ROOT / "solutions/transpose/tiled.py").read_text())
+
+    def judged() -> dict:
+        started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                              headers={guard.HEADER: "1"})
+        events = _stream(client, started.get_json()["id"])
+        assert events[-1][1]["result"]["verdict"] == "accepted", events[-1]
+        return events[0][1]
+
+    try:
+        assert judged()["worker"] == "spawned"
+        from judge.server import client as server_client
+
+        deadline = time.monotonic() + 120
+        while server_client.ask("status") is None and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert server_client.ask("status") is not None, "no server was started after the judgement"
+        assert judged()["worker"] == "forked"
+        log = "".join(p.read_text() for p in (tmp_path / "cache" / "server").glob("*.log"))
+        assert "worker pid" in log
+    finally:
+        subprocess.run([sys.executable, "-m", "judge", "server", "stop"], env={**os.environ, **env}, cwd=ROOT,
+                       capture_output=True, timeout=60)

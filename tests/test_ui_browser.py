@@ -290,3 +290,19 @@ def test_a_leetgpu_challenge_shows_its_own_statement_with_its_diagram_and_math(s
     hover = browser.find_element(By.XPATH, "//div[@id='statement']//p[text()='hover']")
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", hover)
     assert browser.execute_script("return window.pwned") is None
+
+
+def test_stop_ends_a_judgement_that_hangs(server, browser):
+    _open_transpose(server, browser)
+    _type_solution(browser, (ROOT / "tests" / "solutions" / "transpose_hang.py").read_text())
+    draft = server.workspace.root / "transpose" / "solution.py"
+    _wait(browser, 10, lambda d: "time.sleep" in draft.read_text() or "while" in draft.read_text())
+    browser.find_element(By.ID, "run").click()
+    _wait(browser, 20, lambda d: d.find_elements(By.ID, "stop"))
+    import time
+
+    time.sleep(3)  # the worker starts, then hangs in its first call
+    status = browser.find_element(By.ID, "status").text
+    browser.find_element(By.ID, "stop").click()
+    _wait(browser, 20, lambda d: _verdict(d).startswith("STOPPED"))
+    assert "nothing was recorded" in _verdict(browser), status

@@ -16,14 +16,11 @@ from typing import Callable
 
 from judge.grading.records import GradeSettings, problem_record, public_record, relocate
 from judge.grading.submissions import Entry
+from judge.judging import cancel as cancelling
+from judge.judging.cancel import Cancelled, StopOnCancel
 from judge.judging.verdict import Verdict
 
 __all__ = ["Cancelled", "judge_entry", "parse_gpus", "grade_entries", "make_undumpable"]
-
-
-class Cancelled(BaseException):
-    """Stops a running judge when the grade is interrupted.  A BaseException, so
-    that ``judge_entry``'s safety net does not record it as the submission's verdict."""
 
 
 def make_undumpable() -> None:
@@ -62,37 +59,9 @@ def _grade_events(cancel, still=None):
 
         @staticmethod
         def check() -> None:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled
+            cancelling.check(cancel)
 
     return GradeEvents()
-
-
-class _StopOnCancel:
-    """Kills the workers of the judging thread once ``cancel.is_set()`` (asked every POLL_S), so a
-    cancelled grade does not wait for a blocked call's timeout; ``fired`` says it did."""
-
-    POLL_S = 0.2
-
-    def __init__(self, cancel):
-        self.cancel, self.fired = cancel, False
-        self.owner, self.finished = threading.get_ident(), threading.Event()
-        self.thread = threading.Thread(target=self._watch, name="grade-cancel", daemon=True)
-        self.thread.start()
-
-    def _watch(self) -> None:
-        from judge.worker.client import kill_workers_of
-
-        while not self.finished.wait(self.POLL_S):
-            if self.cancel.is_set():
-                self.fired = True
-                while not self.finished.wait(self.POLL_S):  # and any worker the runner spawns meanwhile
-                    kill_workers_of(self.owner)
-                return
-
-    def stop(self) -> None:
-        self.finished.set()
-        self.thread.join()
 
 
 def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, device: str | None,
@@ -112,7 +81,7 @@ def judge_entry(entry: Entry, spec, key: str | None, settings: GradeSettings, de
     from judge.judging.reference import ReferenceError_
 
     # On a Dask worker ``cancel`` is asked from the task's own thread only (cluster.ClusterCancel).
-    watcher = _StopOnCancel(cancel) if isinstance(cancel, threading.Event) else None
+    watcher = StopOnCancel(cancel) if isinstance(cancel, threading.Event) else None
     private = tempfile.TemporaryDirectory(prefix="judge-submission-") if entry.snapshot is not None else None
     try:
         path = str(entry.snapshot.write(Path(private.name))) if private is not None else entry.path

@@ -27,9 +27,12 @@ _JUDGED = (0, 1)  # accepted, rejected: the command judged something (not a usag
 
 def wanted(argv: list[str]) -> bool:
     """Whether ``judge ARGV``, run in this process, should start a server when it ends."""
-    if os.environ.get(client.SERVER_ENV) == "0" or _in_ci():
-        return False
-    return compat.served_command(argv) in ("run", "rank")  # watch is its own warm process
+    return allowed() and compat.served_command(argv) in ("run", "rank")  # watch is its own warm process
+
+
+def allowed() -> bool:
+    """Whether this process may start a server: not with ``JUDGE_SERVER=0``, nor in CI."""
+    return os.environ.get(client.SERVER_ENV) != "0" and not _in_ci()
 
 
 def _in_ci() -> bool:

@@ -160,6 +160,14 @@ def _run_routes(app: Flask, settings: Settings) -> None:
             return jsonify({"error": str(exc), "busy": True}), 409
         return jsonify({"id": judgement.id}), 202
 
+    @app.post("/api/run/<int:number>/stop")
+    def stop_run(number: int):
+        if number not in judgements.by_id:
+            abort(404)
+        if not judgements.stop(number):
+            return jsonify({"error": "this judgement has ended already"}), 409
+        return jsonify({"stopping": number}), 202
+
     @app.get("/api/run/<int:number>/events")
     def run_events(number: int):
         judgement = judgements.by_id.get(number)

@@ -1,6 +1,12 @@
 """One judgement at a time, in a background thread, through the CLI's own ``judge_solution``;
 its progress kept as a list of events that any number of readers (the page's event
-stream) follow from where they are."""
+stream) follow from where they are.
+
+A judgement's worker is forked by the judge server when one answers (as in a served
+``judge run``: no second import of torch and triton), else spawned; a judgement that found
+no server starts one when it ends, as ``judge run`` does (judge/server/autostart.py).
+``stop`` cancels a judgement: its workers are killed and it ends as "stopped", unrecorded.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 
+from judge.judging.cancel import Cancelled, StopOnCancel, check
 from judge.judging.runner import Events
+from judge.worker import forked
 
 __all__ = ["Busy", "Judgement", "Judgements"]
 
@@ -25,6 +33,7 @@ class Judgement:
     events: list = field(default_factory=list)  # (kind, data), appended only
     done: bool = False
     changed: threading.Condition = field(default_factory=threading.Condition)
+    cancel: threading.Event = field(default_factory=threading.Event)  # the page's Stop
 
     def add(self, kind: str, data: dict, last: bool = False) -> None:
         with self.changed:
@@ -51,19 +60,25 @@ class Judgement:
 
 
 class _Forwarded(Events):
-    """The runner's callbacks as events of the judgement."""
+    """The runner's callbacks as events of the judgement; each step first asks whether it was stopped."""
 
     def __init__(self, judgement: Judgement):
         self.judgement = judgement
 
     def started(self, result, total_cases: int) -> None:
+        check(self.judgement.cancel)
         self.judgement.add("started", {"total": total_cases, "mode": result.mode, "device": result.device,
-                                       "seed": result.seed})
+                                       "seed": result.seed, "worker": "forked" if forked.SERVER else "spawned"})
+
+    def case_started(self, case) -> None:
+        check(self.judgement.cancel)
 
     def case_finished(self, result) -> None:
         self.judgement.add("case", result.as_dict())
+        check(self.judgement.cancel)
 
     def status(self, text: str) -> None:
+        check(self.judgement.cancel)
         self.judgement.add("status", {"text": text})
 
 
@@ -87,13 +102,52 @@ class Judgements:
                          name=f"judgement-{judgement.id}").start()
         return judgement
 
+    def stop(self, number: int) -> bool:
+        """Stop judgement ``number``; False if there is none running by that number."""
+        judgement = self.by_id.get(number)
+        if judgement is None or judgement.done:
+            return False
+        judgement.cancel.set()
+        return True
+
     def _judge(self, judgement: Judgement, spec, options) -> None:
         from judge.judging.dispatch import judge_solution
+        from judge.server import autostart
 
+        forked.SERVER = warm_server()  # this judgement's workers: forked by the server if one answers
+        watcher = StopOnCancel(judgement.cancel)
         try:
             result = judge_solution(spec, judgement.solution, options, _Forwarded(judgement)).as_dict()
+        except Cancelled:
+            result = None
         except Exception as exc:  # noqa: BLE001 - the page must hear of it, as the CLI's last line of defence says
             judgement.add("error", {"message": f"{type(exc).__name__}: {exc}"}, last=True)
             return
+        finally:
+            watcher.stop()
+            if forked.SERVER is None and autostart.allowed():
+                autostart.start_in_background(0)  # for the next judgement
+        if result is None or watcher.fired:  # its workers were killed: what they left is no verdict
+            judgement.add("stopped", {"message": "stopped before its verdict; nothing was recorded"}, last=True)
+            return
         warning = self.record(result) if self.record else None
         judgement.add("result", {"result": result, "history_warning": warning}, last=True)
+
+
+def warm_server() -> "forked.ServerLink | None":
+    """The judge server this checkout's commands use (judge/server/client.py), when one answers and
+    ``JUDGE_SERVER`` is not 0: it forks the judgement's workers."""
+    import os
+
+    from judge.server import client, compat
+
+    if os.environ.get(client.SERVER_ENV) == "0":
+        return None
+    path = compat.socket_path()
+    if not path.exists() or not compat.private_folder(path.parent):
+        return None
+    conn = client.connect(path)
+    if conn is None:
+        return None
+    conn.close()
+    return forked.ServerLink(str(path), compat.fingerprint())

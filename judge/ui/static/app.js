@@ -180,10 +180,24 @@ async function judge(submit) {
   }
   const live = el("tbody");
   const status = el("p", {class: "muted", id: "status"}, submit ? "submitted: judging, then timing…" : "judging…");
-  results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "running"), status,
+  const stop = el("button", {id: "stop", onclick: async () => {
+    stop.disabled = true;
+    try { await api(`/api/run/${started.id}/stop`, {method: "POST"}); } catch (err) { /* it ended meanwhile */ }
+  }}, "Stop");
+  results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "running ", stop), status,
     table(["", "case", "sizes", "verdict", "call (ms)", "detail"], [live], {id: "cases"}));
   const events = new EventSource(`/api/run/${started.id}/events`);
-  events.addEventListener("started", (e) => { const d = JSON.parse(e.data); status.textContent = `${d.total} tests, mode ${d.mode} on ${d.device}, seed ${d.seed}`; });
+  events.addEventListener("started", (e) => {
+    const d = JSON.parse(e.data);
+    status.textContent = `${d.total} tests, mode ${d.mode} on ${d.device}, seed ${d.seed}` +
+      (d.worker === "forked" ? " · worker forked by the judge server" : "");
+  });
+  events.addEventListener("stopped", (e) => {
+    events.close();
+    results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "STOPPED ",
+      el("span", {class: "muted"}, JSON.parse(e.data).message)), table(["", "case", "sizes", "verdict", "call (ms)", "detail"],
+      [live], {id: "cases"}));
+  });
   events.addEventListener("case", (e) => live.append(caseRow(JSON.parse(e.data))));
   events.addEventListener("status", (e) => { status.textContent = JSON.parse(e.data).text; });
   events.addEventListener("result", (e) => { events.close(); showResult(JSON.parse(e.data)); showHistory(); });

@@ -1,0 +1,68 @@
+"""judge ui on a GPU (``pytest -m gpu``): Submit judges and times the tuned transpose through the same
+judge as ``judge run`` (the benchmark table's fields: median and CI, GB/s, % of peak, the torch baseline),
+with its worker forked by the judge server once one runs; Stop ends a judgement whose solve() hangs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from test_ui import BASE, _stream, guard, ui  # noqa: F401 - the Flask test client fixture
+
+pytestmark = pytest.mark.gpu
+
+
+def _submit(client, submit=True) -> list:
+    started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py", "submit": submit},
+                          headers={guard.HEADER: "1"})
+    assert started.status_code == 202, started.get_json()
+    return _stream(client, started.get_json()["id"])
+
+
+def test_submit_on_a_gpu_judges_and_times_through_the_warm_server(ui, tmp_path, monkeypatch):  # noqa: F811
+    _, client, settings = ui
+    settings.interpret = False
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    for name in ("JUDGE_SERVER", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    settings.workspace.write("transpose", "solution.py", (ROOT / "solutions/transpose/tuned.py").read_text())
+    try:
+        first = _submit(client)
+        assert first[0][1]["mode"] == "gpu" and first[0][1]["worker"] == "spawned"
+        result = first[-1][1]["result"]
+        assert result["verdict"] == "accepted" and result["benchmarks"], first[-1]
+        for bench in result["benchmarks"]:
+            assert bench["median_ms"] > 0 and bench["ci_low_ms"] <= bench["median_ms"] <= bench["ci_high_ms"]
+            assert bench["gbps"] > 0 and bench["pct_of_peak"] > 0 and bench["torch_median_ms"] > 0
+        from judge.server import client as server_client
+
+        deadline = time.monotonic() + 120
+        while server_client.ask("status") is None and time.monotonic() < deadline:
+            time.sleep(0.3)
+        second = _submit(client)
+        assert second[0][1]["worker"] == "forked" and second[-1][1]["result"]["verdict"] == "accepted"
+        print("ui gpu phases:", first[-1][1]["result"]["phases_s"], second[-1][1]["result"]["phases_s"])
+    finally:
+        subprocess.run([sys.executable, "-m", "judge", "server", "stop"], cwd=ROOT, capture_output=True, timeout=60)
+
+
+def test_stop_ends_a_hanging_gpu_judgement(ui):  # noqa: F811
+    app, client, settings = ui
+    settings.interpret = False
+    settings.workspace.write("transpose", "solution.py", (ROOT / "tests/solutions/transpose_hang.py").read_text())
+    started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                          headers={guard.HEADER: "1"})
+    number = started.get_json()["id"]
+    judgement = app.extensions["judgements"].by_id[number]
+    deadline = time.monotonic() + 120
+    while not any(kind == "started" for kind, _ in judgement.events) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2)
+    stopping = time.monotonic()
+    assert client.post(f"/api/run/{number}/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 202
+    events = _stream(client, number)
+    assert events[-1][0] == "stopped" and time.monotonic() - stopping < 15
