@@ -421,6 +421,11 @@ def test_a_leetgpu_statement_keeps_its_diagrams_and_math_and_loses_what_could_ac
                  'text-anchor="middle">key →</text>', '<th colspan="2">N</th>', 'href="https://arxiv.org/abs/1707.06347"',
                  'rel="noopener noreferrer"', '<div style="color:red">fake</div>'):
         assert kept in page, kept
+    fetching = leetgpu_statement_html(  # style and paint that would request a URL of this server (with the cookie)
+        '<p style="color:blue; background-color:url(/api/draft?ref=x)">a</p><svg><line marker-end="url(http://e/x#a)" '
+        'stroke="URL(#s)"/><rect style="fill:url(/api/challenges)"/></svg><p style="color:\\72 ed">b</p>')
+    assert fetching == ('<p style="color:blue">a</p><svg><line stroke="url(#statement-s)"></line><rect></rect></svg>'
+                        '<p>b</p>')
     for gone in ("onload", "onclick", "onerror", "<script", "pwned", "<style", "display: none", "<iframe", "evil",
                  "foreignObject", "<use", "javascript:", "<img", "127.0.0.1", "0x7f", "position", 'id="results"'):
         assert gone not in page, gone

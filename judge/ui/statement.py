@@ -58,7 +58,7 @@ SVG_ATTRIBUTES = {"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry",
 # Inline styles keep their looks, never their place: no position, so nothing covers the page's own controls.
 STYLE_PROPERTIES = {"display", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "padding",
                     "text-align", "vertical-align", "font-family", "font-size", "font-weight", "font-style", "color",
-                    "background", "background-color", "fill", "stroke", "width", "max-width", "height",
+                    "background-color", "fill", "stroke", "width", "max-width", "height",
                     "border", "border-collapse"}
 ID_PREFIX = "statement-"  # a statement's ids never name one of the page's own elements
 
@@ -82,8 +82,14 @@ def leetgpu_statement_html(text: str) -> str:
 def _statement_attribute(tag: str, name: str, value: str) -> str | None:
     if name == "href":
         return None if _this_machine(value) else value
-    if name.startswith("marker-") or name in ("fill", "stroke"):  # url(#arrow): the id is prefixed now
-        return re.sub(r"url\(\s*#", f"url(#{ID_PREFIX}", value)
+    if name == "style":  # no declaration that fetches: url() would be a request to this server, with its cookie
+        kept = [d for d in value.split(";") if "url(" not in d.lower().replace(" ", "") and "\\" not in d]
+        return ";".join(kept) or None
+    if "url(" in value.lower():  # an SVG paint or marker: only a reference to the statement's own element
+        refs = re.findall(r"url\(\s*['\"]?([^)'\"]*)", value, re.I)
+        if not all(ref.startswith("#") for ref in refs):
+            return None
+        return re.sub(r"url\(\s*(['\"]?)#", lambda m: f"url({m.group(1)}#{ID_PREFIX}", value, flags=re.I)
     return value
 
 
