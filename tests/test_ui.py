@@ -164,9 +164,14 @@ def test_catalogue_and_challenge_page(ui):
     assert "<h2>Requirements</h2>" in leet["statement_html"] and "&amp; nothing else" in leet["statement_html"]
     assert client.get("/api/challenge?ref=/etc", base_url=BASE).status_code == 404
     draft = client.get("/api/draft?ref=transpose&file=solution.py", base_url=BASE).get_json()  # judge init's starter
-    assert "def solve(input, output, rows, cols)" in draft["text"] and Path(draft["path"]).is_file()
+    assert "def solve(input, output, rows, cols)" in draft["text"] and not draft["exists"]
+    # a GET writes nothing (a statement's image could make one); the page saves the starter with a PUT
+    assert not Path(draft["path"]).exists() and draft["mtime_ns"] is None
+    saved = _put(client, {"ref": "transpose", "file": "solution.py", "text": draft["text"]}).get_json()
+    again = client.get("/api/draft?ref=transpose&file=solution.py", base_url=BASE).get_json()
+    assert again["exists"] and again["text"] == draft["text"] and Path(again["path"]).is_file()
     assert client.get("/api/draft/mtime?ref=transpose&file=solution.py", base_url=BASE).get_json()["mtime_ns"] == \
-        draft["mtime_ns"]
+        saved["mtime_ns"] == again["mtime_ns"]
 
 
 def test_a_second_judgement_is_told_busy(ui):
@@ -507,3 +512,25 @@ def test_a_judgement_uses_the_judge_server_and_starts_one_when_none_answers(ui, 
     finally:
         subprocess.run([sys.executable, "-m", "judge", "server", "stop"], env={**os.environ, **env}, cwd=ROOT,
                        capture_output=True, timeout=60)
+
+
+def test_request_bodies_and_kept_judgements_are_bounded(ui):
+    """Red team leftovers of issue 30: a body of any size was read whole, and every judgement's events were kept
+    for the server's life."""
+    app, client, settings = ui
+    from judge.ui.judgements import KEEP, Judgement
+    from judge.ui.workspace import MAX_DRAFT_BYTES
+
+    huge = client.put("/api/draft", base_url=BASE, data=b"x" * (6 * MAX_DRAFT_BYTES + 70000),
+                      headers={"Content-Type": "application/json", guard.HEADER: "1"})
+    assert huge.status_code == 413
+    judgements = app.extensions["judgements"]
+    for number in range(1, 3 * KEEP):
+        judgements.by_id[number] = Judgement(number, "transpose", "s.py", done=True)
+    judgements._ids = iter(range(3 * KEEP, 4 * KEEP))
+    settings.workspace.write("transpose", "solution.py", "def solve(*a):\n    pass\n")
+    started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
+                          headers={guard.HEADER: "1"})
+    assert started.status_code == 202 and len(judgements.by_id) == KEEP
+    assert max(judgements.by_id) == started.get_json()["id"] and min(judgements.by_id) == 2 * KEEP + 1
+    _stream(client, started.get_json()["id"])

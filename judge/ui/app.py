@@ -14,7 +14,7 @@ from flask import Flask, Response, abort, jsonify, request, send_from_directory
 from judge.ui import guard
 from judge.ui.judgements import Busy, Judgements
 from judge.ui.pages import Catalogue, best_results, challenge_page, own_versions, starter_text
-from judge.ui.workspace import Workspace, WorkspaceError
+from judge.ui.workspace import MAX_DRAFT_BYTES, Workspace, WorkspaceError
 
 __all__ = ["Settings", "create_app"]
 
@@ -38,6 +38,8 @@ class Settings:
 def create_app(settings: Settings) -> Flask:
     app = Flask(__name__, static_folder=None)
     app.config["judge_ui"] = settings
+    # A request body is at most a draft as JSON (each byte escaped at worst) and its names: 413 beyond.
+    app.config["MAX_CONTENT_LENGTH"] = 6 * MAX_DRAFT_BYTES + 65536
     app.extensions["judgements"] = Judgements(record=lambda result: _record(settings, result))
     hosts = guard.allowed_hosts(settings.host, settings.port)
     app.before_request(lambda: _guard(settings, hosts))
@@ -109,9 +111,11 @@ def _api_routes(app: Flask, settings: Settings) -> None:
         spec = _spec_or_404(settings, ref)
         with _workspace_errors():
             draft = settings.workspace.read(spec.name, file)
-            if draft is None:  # a new draft starts as judge init's starter, written so a terminal sees it too
-                draft = settings.workspace.write(spec.name, file, starter_text(spec, Path(file).suffix))
-        return jsonify({"file": file, "path": str(draft.path), "text": draft.text, "mtime_ns": draft.mtime_ns})
+            if draft is None:  # judge init's starter, which the page saves (a GET never writes: an image could ask)
+                return jsonify({"file": file, "path": str(settings.workspace.path_of(spec.name, file)),
+                                "text": starter_text(spec, Path(file).suffix), "mtime_ns": None, "exists": False})
+        return jsonify({"file": file, "path": str(draft.path), "text": draft.text, "mtime_ns": draft.mtime_ns,
+                        "exists": True})
 
     @app.get("/api/draft/mtime")
     def draft_mtime():

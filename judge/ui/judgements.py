@@ -18,7 +18,10 @@ from judge.judging.cancel import Cancelled, StopOnCancel, check
 from judge.judging.runner import Events
 from judge.worker import forked
 
-__all__ = ["Busy", "Judgement", "Judgements"]
+__all__ = ["Busy", "Judgement", "Judgements", "KEEP"]
+
+
+KEEP = 20  # judgements kept for their event streams (a page that reconnects); the history keeps the results
 
 
 class Busy(RuntimeError):
@@ -98,6 +101,8 @@ class Judgements:
                 raise Busy(f"busy: {self.current.solution} is being judged; wait for its verdict")
             judgement = Judgement(next(self._ids), spec.name, solution)
             self.current = self.by_id[judgement.id] = judgement
+            for old in sorted(self.by_id)[:-KEEP]:  # the oldest, all finished: their events are kept no longer
+                del self.by_id[old]
         threading.Thread(target=self._judge, args=(judgement, spec, options), daemon=True,
                          name=f"judgement-{judgement.id}").start()
         return judgement

@@ -132,6 +132,7 @@ async function openDraft(file) {
   page.editor.setValue(draft.text);
   document.getElementById("draft-path").textContent = `${draft.path} (judge run and watch in a terminal see this file)`;
   setSaveState("saved");
+  if (!draft.exists) { page.dirty = true; await flushSave(); }  // the starter, saved so a terminal sees it too
 }
 
 function setSaveState(text) { const s = document.getElementById("save-state"); if (s) s.textContent = text; }
