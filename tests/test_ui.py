@@ -108,7 +108,7 @@ def ui(tmp_path):
                         port=8765, token=TOKEN, interpret=True, db_path=str(tmp_path / "history.db"))
     app = create_app(settings)
     client = app.test_client()
-    client.set_cookie(guard.cookie_name(8765), TOKEN, domain="127.0.0.1")
+    client.environ_base["HTTP_X_JUDGE_TOKEN"] = TOKEN  # as the page's script sends it
     return app, client, settings
 
 
@@ -121,12 +121,36 @@ def test_every_request_needs_the_token_and_this_servers_name(ui):
     app, client, _ = ui
     stranger = app.test_client()
     assert stranger.get("/api/challenges", base_url=BASE).status_code == 403
-    first = stranger.get(f"/?token={TOKEN}", base_url=BASE)  # the printed URL: a cookie, and the token leaves the URL
-    assert first.status_code == 200 and '<meta http-equiv="refresh" content="0;url=/">' in first.get_data(as_text=True)
-    assert f"{guard.cookie_name(8765)}={TOKEN}" in first.headers["Set-Cookie"] and "HttpOnly" in first.headers["Set-Cookie"]
-    assert stranger.get("/api/challenges", base_url=BASE).status_code == 200
+    assert stranger.get("/api/challenges?token=" + TOKEN, base_url=BASE).status_code == 403  # only in the header
+    first = stranger.get(f"/?token={TOKEN}", base_url=BASE)  # the printed URL: the page's shell, which keeps it
+    assert first.status_code == 200 and b"/static/app.js" in first.data and "Set-Cookie" not in first.headers
+    assert stranger.get("/api/challenges", base_url=BASE).status_code == 403  # still nothing without the header
+    assert stranger.get("/api/challenges", base_url=BASE, headers={guard.TOKEN_HEADER: TOKEN}).status_code == 200
+    assert stranger.get("/api/challenges", base_url=BASE, headers={guard.TOKEN_HEADER: TOKEN + "x"}).status_code == 403
     assert client.get("/api/challenges", base_url="http://evil.example:8765").status_code == 403
+    assert client.get("/", base_url="http://evil.example:8765").status_code == 403
     assert client.get("/static/app.js", base_url=BASE).status_code == 200
+
+
+def test_the_token_never_rides_in_a_cookie_and_the_stream_takes_it_in_its_url(ui):
+    """A cookie goes to every port of 127.0.0.1, whoever listens there (another user's server on a shared
+    machine, visited once, would have had the token and could run code as you); the page keeps the token in
+    its origin's localStorage (host and port) and sends it as a header.  EventSource sends no headers: a
+    judgement's stream alone takes the token in its URL."""
+    app, _, settings = ui
+    from judge.ui.judgements import Judgement
+
+    judgement = Judgement(5, "transpose", "s.py")
+    judgement.add("result", {"result": {}}, last=True)
+    app.extensions["judgements"].by_id[5] = judgement
+    browser = app.test_client()
+    browser.set_cookie("judge_ui_token_8765", TOKEN, domain="127.0.0.1")  # the old design's cookie: no longer enough
+    assert browser.get("/api/challenges", base_url=BASE).status_code == 403
+    assert browser.get("/api/run/5/events", base_url=BASE).status_code == 403
+    assert browser.get(f"/api/run/5/events?token={TOKEN}", base_url=BASE).status_code == 200
+    assert browser.get(f"/api/run/5/stop?token={TOKEN}", base_url=BASE).status_code == 403
+    script = (ROOT / "judge/ui/static/app.js").read_text()
+    assert "localStorage" in script and "document.cookie" not in script
 
 
 def test_changes_need_this_servers_own_page(ui):
@@ -222,14 +246,14 @@ def test_judge_ui_serves_the_url_it_prints(tmp_path):
                                 [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])})
     try:
         url = next(line.split()[1] for line in proc.stderr if line.startswith("open http://127.0.0.1:"))
-        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
-        assert b'content="0;url=/"' in browser.open(url, timeout=30).read()  # the refresh drops the token
-        page = browser.open(url.split("?")[0], timeout=30)  # where it leads; the cookie carries the token
+        page = urllib.request.urlopen(url, timeout=30)  # the shell, whose script keeps the token
         assert page.status == 200 and b"/static/app.js" in page.read()
+        api = url.split("?")[0] + "api/challenges"
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(url.split("?")[0] + "api/challenges", timeout=30)  # no token, no cookie
+            urllib.request.urlopen(api, timeout=30)  # no token
         assert refused.value.code == 403
-        assert browser.open(url.split("?")[0] + "api/challenges", timeout=30).status == 200
+        token = url.split("token=")[1]
+        assert urllib.request.urlopen(urllib.request.Request(api, headers={"X-Judge-Token": token}), timeout=30).status == 200
         assert (tmp_path / "ws").is_dir()
     finally:
         proc.send_signal(signal.SIGINT)
@@ -321,22 +345,6 @@ def test_a_bad_last_event_id_is_a_400_not_a_crash(ui):
     app.extensions["judgements"].by_id[3] = judgement
     assert client.get("/api/run/3/events", base_url=BASE, headers={"Last-Event-ID": "x"}).status_code == 400
     assert client.get("/api/run/3/events", base_url=BASE, headers={"Last-Event-ID": "-1"}).status_code == 200
-
-
-def test_each_port_has_its_own_cookie(ui):
-    """Two judge ui on one machine (ports 8765 and 8766): a browser keeps cookies per host, not per port, so
-    with one cookie name the second's token replaced the first's and the first page answered 403."""
-    _, _, settings = ui
-    from judge.ui.app import create_app
-
-    other = create_app(type(settings)(settings.workspace, settings.catalogue, port=8766, token="other-token",
-                                      interpret=True, db_path=settings.db_path))
-    browser = create_app(settings).test_client()  # one cookie jar: the test client keys it by host only, too
-    browser.get(f"/?token={TOKEN}", base_url=BASE)
-    other_cookie = other.test_client().get("/?token=other-token", base_url="http://127.0.0.1:8766")
-    name, value = other_cookie.headers["Set-Cookie"].split(";")[0].split("=", 1)
-    browser.set_cookie(name, value, domain="127.0.0.1")  # the second server's cookie arrives in the same jar
-    assert browser.get("/api/challenges", base_url=BASE).status_code == 200
 
 
 def test_a_folder_in_the_current_directory_does_not_stand_in_for_a_challenge(ui, tmp_path, monkeypatch):

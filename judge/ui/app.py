@@ -19,8 +19,6 @@ from judge.ui.workspace import MAX_DRAFT_BYTES, Workspace, WorkspaceError
 __all__ = ["Settings", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
-REFRESH_PAGE = ('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/">'
-                '<title>judge ui</title><a href="/">judge ui</a>\n')
 
 
 @dataclass
@@ -53,12 +51,14 @@ def create_app(settings: Settings) -> Flask:
 def _guard(settings: Settings, hosts: frozenset):
     if not guard.host_allowed(request.host, hosts):
         abort(Response(f"judge ui answers only to {', '.join(sorted(hosts))}\n", 403, mimetype="text/plain"))
-    if request.path.startswith("/static/"):
-        return None  # the page's scripts and styles: public code, nothing of the user's
-    given = request.args.get("token") or request.cookies.get(guard.cookie_name(settings.port))
+    if not guard.needs_token(request.path):
+        return None  # the page's shell, scripts and styles: public code, nothing of the user's
+    given = request.headers.get(guard.TOKEN_HEADER) or \
+        (request.args.get("token") if guard.stream_path(request.path) else None)
     if not guard.token_matches(given, settings.token):
-        abort(Response("judge ui needs the token that 'judge ui' printed: open the URL it printed, "
-                       "with ?token=...\n", 403, mimetype="text/plain"))
+        abort(Response(json.dumps({"error": "judge ui needs the token that 'judge ui' printed: open the URL it "
+                                            "printed, with ?token=...", "token": False}), 403,
+                       mimetype="application/json"))
     if request.method not in ("GET", "HEAD"):
         if not guard.origin_allowed(request.headers.get("Origin"), request.host) or \
                 request.headers.get(guard.HEADER) != "1":
@@ -75,14 +75,7 @@ def _security_headers(reply: Response) -> Response:
 
 def _page_routes(app: Flask, settings: Settings) -> None:
     @app.get("/")
-    def index():
-        if "token" in request.args:  # once: the cookie carries it from now on, and the URL bar loses it
-            # Not a 303: a browser that arrived from another site (a file:// page, --open's, a link in a chat)
-            # keeps the chain cross-site and holds the SameSite=Strict cookie back from the redirect's request,
-            # which then had no token (403). A refresh made by this page is a same-site navigation.
-            reply = Response(REFRESH_PAGE, mimetype="text/html")
-            reply.set_cookie(guard.cookie_name(settings.port), settings.token, httponly=True, samesite="Strict")
-            return reply
+    def index():  # the shell: with ?token=... (the printed URL) its script keeps the token and drops it from the URL
         return send_from_directory(STATIC, "index.html", max_age=0)
 
     @app.get("/static/<path:name>")

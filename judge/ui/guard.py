@@ -1,28 +1,29 @@
 """The safety rules of every request to ``judge ui`` (pure: no I/O).
 
-The page runs code on this machine, so a request must come with the session's
-token (in the URL once, then a cookie), name this server in its Host header (a
-page of another site that rebinds its DNS name to 127.0.0.1 sends its own name),
-and a request that changes anything must come from this server's own page (its
-Origin, when the browser sends one, is this server; and it carries a header a
-cross-site form or a simple cross-origin fetch cannot add without a preflight,
-which this server never answers).
+The page runs code on this machine, so a request for anything of the user's (the API) must carry
+the session's token in a header the page's own script adds (``X-Judge-Token``; the event stream,
+which a browser's EventSource cannot give headers, in its URL).  The page keeps the token, which
+the printed URL brings once, in its origin's localStorage: an origin is a host *and a port*, so no
+other server of this machine ever receives it (a cookie would have gone to every port of 127.0.0.1,
+whoever listens there).  The page's shell (``/``) and its scripts and styles hold nothing of the
+user's and need no token.  A request must also name this server in its Host header (a page of
+another site that rebinds its DNS name to 127.0.0.1 sends its own name), and a request that changes
+anything must come from this server's own page (its Origin, when the browser sends one, is this
+server's; and its headers need a preflight, which this server never answers).
 """
 
 from __future__ import annotations
 
 import hmac
 
-__all__ = ["COOKIE", "HEADER", "SECURITY_HEADERS", "cookie_name", "allowed_hosts", "host_allowed", "origin_allowed", "token_matches",
-           "ANY_HOST"]
+__all__ = ["HEADER", "TOKEN_HEADER", "SECURITY_HEADERS", "allowed_hosts", "host_allowed", "origin_allowed",
+           "token_matches", "needs_token", "stream_path", "ANY_HOST"]
 
-COOKIE = "judge_ui_token"
 # The page's scripts and styles are its own files: no inline script or handler runs (a statement that slips
 # one past the escaping gets nothing), no eval, no other site frames it, and no address leaves in a Referer.
 # Styles may be inline (CodeMirror and KaTeX set style attributes). Images only from here: a statement's
-# ![](http://127.0.0.1:9999/x.png) was a same-site request to another port, and browsers send this server's
-# cookie, the token, to every port of the host (whoever listens there could then run code here); a remote image
-# would also tell its server when the statement was read.
+# ![](http://127.0.0.1:9999/x.png) is a request to another port of this host, and a remote image would tell its
+# server when the statement was read.
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
                                "img-src 'self' data:; font-src 'self'; connect-src 'self'; "
@@ -37,10 +38,19 @@ ANY_HOST = "*"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-def cookie_name(port: int) -> str:
-    """One cookie per port: a browser keeps cookies per host, not per port, so two servers with one name
-    would replace each other's token."""
-    return f"{COOKIE}_{port}"
+TOKEN_HEADER = "X-Judge-Token"  # the page's script adds it to every API request, from localStorage
+
+
+def needs_token(path: str) -> bool:
+    """Everything but the page's shell and its static files: those hold nothing of the user's."""
+    return path != "/" and not path.startswith("/static/")
+
+
+def stream_path(path: str) -> bool:
+    """A judgement's event stream: the one request whose token may come in the URL (EventSource sends no
+    headers of its own)."""
+    parts = path.split("/")
+    return len(parts) == 5 and parts[1:3] == ["api", "run"] and parts[3].isdigit() and parts[4] == "events"
 
 
 def allowed_hosts(bound_host: str, port: int) -> frozenset[str]:

@@ -94,8 +94,9 @@ def _statement_attribute(tag: str, name: str, value: str) -> str | None:
 
 
 def _this_machine(url: str) -> bool:
-    """A link to another server of this machine (127.0.0.1:9999, 0x7f000001, localhost): a click sends it this
-    server's cookie, the token, since browsers keep cookies per host and not per port. Such links stay text."""
+    """A link to another server of this machine (127.0.0.1:9999, 0x7f000001, localhost): a statement should not
+    make the user's browser ask a local service for something (when the token was a cookie, a click also carried
+    it there, since browsers keep cookies per host and not per port). Such links stay text."""
     # markdown-it hands over the URL percent-encoded; browsers read a backslash as a slash in these URLs
     link = _unquote(url).strip().replace("\\", "/")
     scheme = re.match(r"(?i)^(https?|ftp|wss?):/*", link)  # and http:127.0.0.1 as http://127.0.0.1

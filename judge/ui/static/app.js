@@ -3,7 +3,19 @@
 // which the server rendered from markdown with raw HTML escaped (judge/ui/statement.py).
 "use strict";
 
-const API_HEADERS = {"Content-Type": "application/json", "X-Judge-UI": "1"};
+// The token: the printed URL brings it once (?token=...); it is kept in this origin's localStorage, which no
+// other port of this host can read (a cookie would be sent to all of them), and leaves the address bar.
+const TOKEN = (() => {
+  const url = new URL(location.href);
+  const given = url.searchParams.get("token");
+  if (given) {
+    localStorage.setItem("judge-ui-token", given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+  return localStorage.getItem("judge-ui-token") || "";
+})();
+const API_HEADERS = {"Content-Type": "application/json", "X-Judge-UI": "1", "X-Judge-Token": TOKEN};
 const SAVE_DELAY_MS = 600, POLL_MS = 1500;
 let page = null;  // the open challenge page's state; null on the catalogue
 
@@ -187,7 +199,7 @@ async function judge(submit) {
   }}, "Stop");
   results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "running ", stop), status,
     table(["", "case", "sizes", "verdict", "call (ms)", "detail"], [live], {id: "cases"}));
-  const events = new EventSource(`/api/run/${started.id}/events`);
+  const events = new EventSource(`/api/run/${started.id}/events?${q({token: TOKEN})}`);  // no headers here
   events.addEventListener("started", (e) => {
     const d = JSON.parse(e.data);
     status.textContent = `${d.total} tests, mode ${d.mode} on ${d.device}, seed ${d.seed}` +
