@@ -52,7 +52,8 @@ def main() -> int:
         wall = time.perf_counter() - started
         result = events[-1][1].get("result", {})
         rows.append({"wall_s": round(wall, 3), "worker": events[0][1].get("worker"), "verdict": result.get("verdict"),
-                     "phases_s": result.get("phases_s"), "medians_ms": [b["median_ms"] for b in result.get("benchmarks", [])]})
+                     "phases_s": result.get("phases_s"), "medians_ms": [b["median_ms"] for b in result.get("benchmarks", [])],
+                     "flags": [b["name"] for b in result.get("benchmarks", []) if b.get("notes")]})
         print(json.dumps(rows[-1]), flush=True)
     server_client.ask("stop")
     Path(args.out).write_text(json.dumps({"runs": rows, "last_result": result}, indent=1))
