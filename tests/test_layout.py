@@ -50,7 +50,8 @@ LAYERS = [
     ("authoring", "report"),     # validate, scaffold, example, starter; tables and exporters
     ("ranking", "grading"),      # rank and sweep; grading many submissions
     ("history", "watch"),        # SQLite history and leaderboard; watch's run changes and file watching
-    ("server", "ui"),            # the judge server's client side: what `judge run` calls; judge ui's web app
+    ("server",),                 # the judge server's client side: what `judge run` calls
+    ("ui",),                     # judge ui's web app (its judgements' workers come from the judge server)
     ("cli",),                    # thin click commands
     ("daemon",),                 # the judge server itself, which runs cli commands
     ("launch",),                 # the entry point: a served command goes to the server, the rest to cli
