@@ -452,13 +452,10 @@ def _stream(client, number: int) -> list:
 
 
 @pytest.mark.slow
-def test_stop_ends_a_hanging_judgement_at_once_and_records_nothing(ui):
-    """The page's Stop (issue 30): a solve() that hangs would hold the workspace until its time-out; stopped,
-    its worker is killed within a second or two, the judgement ends "stopped" and no history row is kept."""
-    import threading
+def start_hanging(app, client, settings) -> int:
+    """A judgement of a solve() that never returns, a moment into its first call: its number."""
     import time
 
-    app, client, settings = ui
     settings.workspace.write("transpose", "solution.py", (ROOT / "tests/solutions/transpose_hang.py").read_text())
     started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
                           headers={guard.HEADER: "1"})
@@ -467,7 +464,18 @@ def test_stop_ends_a_hanging_judgement_at_once_and_records_nothing(ui):
     deadline = time.monotonic() + 120
     while not any(kind == "started" for kind, _ in judgement.events) and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(1.5)  # in its first call now
+    time.sleep(2)  # in its first call now
+    return number
+
+
+def test_stop_ends_a_hanging_judgement_at_once_and_records_nothing(ui):
+    """The page's Stop (issue 30): a solve() that hangs would hold the workspace until its time-out; stopped,
+    its worker is killed within a second or two, the judgement ends "stopped" and no history row is kept."""
+    import threading
+    import time
+
+    app, client, settings = ui
+    number = start_hanging(app, client, settings)
     stopping = time.monotonic()
     assert client.post(f"/api/run/{number}/stop", base_url=BASE).status_code == 403  # a write: the page's header
     assert client.post(f"/api/run/{number}/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 202

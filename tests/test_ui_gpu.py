@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from test_ui import BASE, _stream, guard, ui  # noqa: F401 - the Flask test client fixture
+from test_ui import BASE, _stream, guard, start_hanging, ui  # noqa: F401 - the Flask test client fixture
 
 pytestmark = pytest.mark.gpu
 
@@ -53,15 +53,7 @@ def test_submit_on_a_gpu_judges_and_times_through_the_warm_server(ui, tmp_path, 
 def test_stop_ends_a_hanging_gpu_judgement(ui):  # noqa: F811
     app, client, settings = ui
     settings.interpret = False
-    settings.workspace.write("transpose", "solution.py", (ROOT / "tests/solutions/transpose_hang.py").read_text())
-    started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
-                          headers={guard.HEADER: "1"})
-    number = started.get_json()["id"]
-    judgement = app.extensions["judgements"].by_id[number]
-    deadline = time.monotonic() + 120
-    while not any(kind == "started" for kind, _ in judgement.events) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(2)
+    number = start_hanging(app, client, settings)
     stopping = time.monotonic()
     assert client.post(f"/api/run/{number}/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 202
     events = _stream(client, number)
