@@ -24,7 +24,10 @@ DISGUISED_LOOPBACK = ["http://\uff11\uff12\uff17.\uff10.\uff10.\uff11:9999/", "h
 def test_a_leetgpu_statement_links_to_no_disguised_address_of_this_machine(target):
     out = leetgpu_statement_html(f'<a href="{target}">docs</a>')
     assert "href" not in out, out
-    assert "href" not in statement_html(f"[docs]({target})")
+    # (markdown-it's links are safe from these: it percent-encodes tabs and punycodes the name as it is, unmapped,
+    # and Chromium keeps such an xn-- name, another host; the check applies to them all the same)
+    if target.isascii() and "&" not in target:
+        assert "href" not in statement_html(f"[docs]({target})")
 
 
 def test_a_leetgpu_statement_keeps_its_links_out():
