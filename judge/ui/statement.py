@@ -85,6 +85,8 @@ def _statement_attribute(tag: str, name: str, value: str) -> str | None:
     if name == "style":  # no declaration that fetches: url() would be a request to this server, with its cookie
         kept = [d for d in value.split(";") if "url(" not in d.lower().replace(" ", "") and "\\" not in d]
         return ";".join(kept) or None
+    if name in SVG_ATTRIBUTES and "\\" in value:  # CSS: u\rl(/x) and \75 rl(/x) are url(/x); no attribute needs one
+        return None
     if "url(" in value.lower():  # an SVG paint or marker: only a reference to the statement's own element
         refs = re.findall(r"url\(\s*['\"]?([^)'\"]*)", value, re.I)
         if not all(ref.startswith("#") for ref in refs):
