@@ -45,3 +45,73 @@ def test_an_svg_paint_or_marker_cannot_fetch_through_a_css_escape(value):
         out = leetgpu_statement_html(f'<svg><line {name}="{value}"/></svg>')
         assert name not in out, out
     assert 'fill="url(#statement-g)"' in leetgpu_statement_html('<svg><rect fill="url(#g)"/></svg>')
+
+
+class _Result:
+    def as_dict(self) -> dict:
+        return {"verdict": "accepted"}
+
+
+def _quiet_judgements(monkeypatch, judge_solution):
+    """Judgements whose judge_solution is ``judge_solution``, with no judge server looked for or started."""
+    from judge.judging import dispatch
+    from judge.server import autostart
+    from judge.ui import judgements as module
+
+    monkeypatch.setattr(dispatch, "judge_solution", judge_solution)
+    monkeypatch.setattr(module, "warm_server", lambda: None)
+    monkeypatch.setattr(autostart, "allowed", lambda: False)
+    recorded = []
+    return module.Judgements(record=lambda result: recorded.append(result)), recorded
+
+
+class _Spec:
+    name = "transpose"
+
+
+def test_a_stop_the_page_was_told_of_is_kept_even_at_the_very_end(monkeypatch):
+    """A Stop that arrives after the judgement's last step (its workers' watcher already stopped) was answered
+    202 "stopping", and then the judgement ended with its verdict and wrote its history row: the page, told it
+    was stopping, showed a result and the history had a run that was meant to be dropped.  Either the Stop is
+    refused (409: it ended already) or the judgement ends "stopped" and records nothing."""
+    from judge.judging import cancel
+
+    judgements, recorded = _quiet_judgements(monkeypatch, lambda spec, solution, options, events: _Result())
+    answers = []
+    original = cancel.StopOnCancel.stop
+
+    def stop_then_page_stops(watcher):
+        original(watcher)
+        answers.append(judgements.stop(judgement.id))  # the POST, between the last step and the verdict
+
+    monkeypatch.setattr(cancel.StopOnCancel, "stop", stop_then_page_stops)
+    judgement = judgements.start(_Spec(), "solution.py", None)
+    events = list(judgement.follow(0, wait_s=10))
+    assert answers, events
+    last = events[-1][1]
+    if answers[0]:
+        assert last == "stopped" and recorded == [], (answers, events, recorded)
+    else:
+        assert last == "result" and len(recorded) == 1
+
+
+def test_a_stop_while_the_result_is_recorded_is_refused(monkeypatch):
+    """The same race, one step later: a Stop while the history row is being written is answered 409, not 202."""
+    import threading
+
+    writing, release = threading.Event(), threading.Event()
+    judgements, recorded = _quiet_judgements(monkeypatch, lambda spec, solution, options, events: _Result())
+
+    def slow_record(result):
+        writing.set()
+        release.wait(10)
+        recorded.append(result)
+
+    judgements.record = slow_record
+    judgement = judgements.start(_Spec(), "solution.py", None)
+    assert writing.wait(10)
+    try:
+        assert judgements.stop(judgement.id) is False
+    finally:
+        release.set()
+    assert list(judgement.follow(0, wait_s=10))[-1][1] == "result" and len(recorded) == 1
