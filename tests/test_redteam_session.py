@@ -69,6 +69,15 @@ class _Spec:
     name = "transpose"
 
 
+def _events(judgement, timeout: float = 20) -> list:
+    """The judgement's events to its last; fails (instead of waiting for ever) if it never ends."""
+    events = []
+    for item in judgement.follow(0, wait_s=timeout):
+        assert item is not None, f"the judgement did not end: {events}"
+        events.append(item)
+    return events
+
+
 def test_a_stop_the_page_was_told_of_is_kept_even_at_the_very_end(monkeypatch):
     """A Stop that arrives after the judgement's last step (its workers' watcher already stopped) was answered
     202 "stopping", and then the judgement ended with its verdict and wrote its history row: the page, told it
@@ -82,11 +91,11 @@ def test_a_stop_the_page_was_told_of_is_kept_even_at_the_very_end(monkeypatch):
 
     def stop_then_page_stops(watcher):
         original(watcher)
-        answers.append(judgements.stop(judgement.id))  # the POST, between the last step and the verdict
+        answers.append(judgements.stop(judgements.current.id))  # the POST, between the last step and the verdict
 
     monkeypatch.setattr(cancel.StopOnCancel, "stop", stop_then_page_stops)
     judgement = judgements.start(_Spec(), "solution.py", None)
-    events = list(judgement.follow(0, wait_s=10))
+    events = _events(judgement)
     assert answers, events
     last = events[-1][1]
     if answers[0]:
@@ -114,4 +123,4 @@ def test_a_stop_while_the_result_is_recorded_is_refused(monkeypatch):
         assert judgements.stop(judgement.id) is False
     finally:
         release.set()
-    assert list(judgement.follow(0, wait_s=10))[-1][1] == "result" and len(recorded) == 1
+    assert _events(judgement)[-1][1] == "result" and len(recorded) == 1
