@@ -523,3 +523,42 @@ def test_judge_trace_marks_a_served_run_in_each_process(served, tmp_path):
         assert step in labels, labels
     assert [float(t) for t, _, _ in lines] == sorted(float(t) for t, _, _ in lines)
     assert len({pid for _, pid, label in lines if label in ("client starts", "command starts", "worker starts")}) == 3
+
+
+@pytest.mark.slow
+def test_two_commands_at_once_each_hold_only_their_own_status_pipe(tmp_path):
+    """Red team (2026-11-26): a forked command inherits the server's descriptors, among them the read end of every
+    other running command's status pipe (Server.forget closes them).  Here the first command is still running
+    while the second is forked: each holds, past its terminal, only its own status pipe's write end, and each
+    client has its own command's status."""
+    import ast
+
+    env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1", PYTHONPATH=str(ROOT))
+    env.pop("JUDGE_SERVER", None)
+    path = _socket(env)
+    listing = ("import os, sys, time, judge.cli\n"
+               "def listed(args):\n"
+               "    time.sleep(float(args[-1]))\n"
+               "    fds = {int(f): os.readlink(f'/proc/self/fd/{f}') for f in os.listdir('/proc/self/fd')\n"
+               "           if os.path.exists(f'/proc/self/fd/{f}')}\n"
+               "    print('FDS', sorted(target for fd, target in fds.items() if fd > 2), flush=True)\n"
+               "    return int(args[-2])\n"
+               "judge.cli._run_main = listed\n"
+               "from judge.daemon.daemon import main\n"
+               f"sys.exit(main([{str(path)!r}, '60', '--stop-with', '{os.getpid()}']))\n")
+    server = subprocess.Popen([sys.executable, "-c", listing], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=(tmp_path / "server.log").open("w"), text=True)
+    try:
+        assert server.stdout.readline().strip() == "ready"
+        first = subprocess.Popen([sys.executable, "-m", "judge", "run", "x", "7", "3"], env=env, cwd=ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        second = _judge(env, "run", "x", "0", "0.2")
+        out, err = first.communicate(timeout=60)
+        assert (first.returncode, second.returncode) == (7, 0), (err, second.stderr)
+        for listed in (out, second.stdout):
+            held = ast.literal_eval(listed.split("FDS ", 1)[1])
+            assert len([t for t in held if t.startswith("pipe:")]) == 1, (held, (tmp_path / "server.log").read_text())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

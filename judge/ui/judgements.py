@@ -37,6 +37,7 @@ class Judgement:
     done: bool = False
     changed: threading.Condition = field(default_factory=threading.Condition)
     cancel: threading.Event = field(default_factory=threading.Event)  # the page's Stop
+    finishing: bool = False  # its verdict is being recorded: too late for a Stop (under ``changed``)
 
     def add(self, kind: str, data: dict, last: bool = False) -> None:
         with self.changed:
@@ -110,9 +111,12 @@ class Judgements:
     def stop(self, number: int) -> bool:
         """Stop judgement ``number``; False if there is none running by that number."""
         judgement = self.by_id.get(number)
-        if judgement is None or judgement.done:
+        if judgement is None:
             return False
-        judgement.cancel.set()
+        with judgement.changed:  # against _judge's decision: a Stop answered 202 is never followed by a verdict
+            if judgement.done or judgement.finishing:
+                return False
+            judgement.cancel.set()
         return True
 
     def _judge(self, judgement: Judgement, spec, options) -> None:
@@ -132,7 +136,10 @@ class Judgements:
             watcher.stop()
             if forked.SERVER is None and autostart.allowed():
                 autostart.start_in_background(0)  # for the next judgement
-        if result is None or watcher.fired:  # its workers were killed: what they left is no verdict
+        with judgement.changed:  # a Stop after the last step still counts: the page was told "stopping"
+            stopped = result is None or watcher.fired or judgement.cancel.is_set()
+            judgement.finishing = not stopped
+        if stopped:  # its workers were killed (or the page was told it stops): what they left is no verdict
             judgement.add("stopped", {"message": "stopped before its verdict; nothing was recorded"}, last=True)
             return
         warning = self.record(result) if self.record else None

@@ -85,6 +85,8 @@ def _statement_attribute(tag: str, name: str, value: str) -> str | None:
     if name == "style":  # no declaration that fetches: url() would be a request to this server, with its cookie
         kept = [d for d in value.split(";") if "url(" not in d.lower().replace(" ", "") and "\\" not in d]
         return ";".join(kept) or None
+    if name in SVG_ATTRIBUTES and "\\" in value:  # CSS: u\rl(/x) and \75 rl(/x) are url(/x); no attribute needs one
+        return None
     if "url(" in value.lower():  # an SVG paint or marker: only a reference to the statement's own element
         refs = re.findall(r"url\(\s*['\"]?([^)'\"]*)", value, re.I)
         if not all(ref.startswith("#") for ref in refs):
@@ -97,8 +99,11 @@ def _this_machine(url: str) -> bool:
     """A link to another server of this machine (127.0.0.1:9999, 0x7f000001, localhost): a statement should not
     make the user's browser ask a local service for something (when the token was a cookie, a click also carried
     it there, since browsers keep cookies per host and not per port). Such links stay text."""
-    # markdown-it hands over the URL percent-encoded; browsers read a backslash as a slash in these URLs
-    link = _unquote(url).strip().replace("\\", "/")
+    # markdown-it hands over the URL percent-encoded; browsers read a backslash as a slash in these URLs, drop
+    # tabs and newlines anywhere in them and strip leading and trailing controls and spaces
+    link = re.sub(r"[\t\n\r]", "", _unquote(url)).strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
+                                                       "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
+                                                       "\x1d\x1e\x1f ").replace("\\", "/")
     scheme = re.match(r"(?i)^(https?|ftp|wss?):/*", link)  # and http:127.0.0.1 as http://127.0.0.1
     if scheme:
         link = "//" + link[scheme.end():]
@@ -107,15 +112,47 @@ def _this_machine(url: str) -> bool:
     authority = re.split(r"[/?#]", link[2:], maxsplit=1)[0].rsplit("@", 1)[-1]
     host = authority[:authority.index("]") + 1] if authority.startswith("[") and "]" in authority \
         else authority.split(":", 1)[0]
+    host = _ascii_host(host)
+    if host is None:
+        return True  # a name browsers may map to this machine that this cannot read: the link stays text
     host = host.rstrip(".").lower()
-    if host in ("localhost", "[::1]", "[::]", "") or host.endswith(".localhost"):
+    if host in ("localhost", "") or host.endswith(".localhost"):
         return True
+    if host.startswith("["):
+        return _ipv6_this_machine(host[1:-1] if host.endswith("]") else host[1:])
     first = _ipv4_first_byte(host)
     return first in (0, 127)
 
 
 def _unquote(text: str) -> str:
-    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+    """Percent-decoded as browsers decode a host: its bytes as UTF-8 (%EF%BC%91 is a full-width 1)."""
+    from urllib.parse import unquote
+
+    return unquote(text, errors="replace")
+
+
+def _ascii_host(host: str) -> str | None:
+    """The host as browsers look it up: a name with other than ASCII goes through IDNA mapping (UTS 46: full-width
+    digits and letters to ASCII, ideographic full stops to dots, soft hyphens and zero-width joiners to nothing),
+    so 127.0.0.1 written in full-width digits is 127.0.0.1; None where the mapping fails."""
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+
+
+def _ipv6_this_machine(address: str) -> bool:
+    """[::1] however written ([0:0:0:0:0:0:0:1], [0::1]), [::], and IPv4 loopback mapped into IPv6."""
+    import ipaddress
+
+    try:
+        ip = ipaddress.IPv6Address(address.split("%", 1)[0])
+    except ValueError:
+        return True  # not an address browsers would accept anyway: no link
+    mapped = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_unspecified or (mapped is not None and (mapped.is_loopback or mapped.is_unspecified))
 
 
 def _ipv4_first_byte(host: str) -> int | None:
