@@ -478,13 +478,15 @@ def test_the_server_freezes_what_it_imported(tmp_path):
 def test_a_served_command_is_answered_before_its_process_ends(tmp_path):
     """The client's shell waited for the command's process to be torn down (a CUDA context: 0.1-0.2 s)
     before it had the exit status.  Here a command's end takes 8 s: its client has the status, and the
-    whole output, long before."""
+    whole output, long before.  One that never ends after telling its status is killed (it would keep the
+    server from ever idling out)."""
     env = dict(os.environ, JUDGE_CACHE_DIR=str(tmp_path / "cache"), JUDGE_DATA_DIR=str(tmp_path / "data"),
                NO_COLOR="1", PYTHONPATH=str(ROOT))
     env.pop("JUDGE_SERVER", None)
     path = _socket(env)
-    slow_end = ("import os, sys, time, judge.cli\n"
-                "judge.cli._end_process = lambda code: (time.sleep(8), os._exit(code))\n"
+    slow_end = ("import os, sys, time, judge.cli, judge.daemon.daemon as daemon\n"
+                "judge.cli._end_process = lambda code: (time.sleep(8 if code == 0 else 600), os._exit(code))\n"
+                "daemon.TOLD_KILL_AFTER_S = 10  # a command stuck after telling its status is killed\n"
                 "from judge.daemon.daemon import main\n"
                 f"sys.exit(main([{str(path)!r}, '60', '--stop-with', '{os.getpid()}']))\n")
     log = tmp_path / "server.log"
@@ -501,8 +503,8 @@ def test_a_served_command_is_answered_before_its_process_ends(tmp_path):
             assert took < 7, f"the client waited {took:.1f} s, for the command's process to end"
         command = int(re.findall(r"command pid (\d+): judge run", log.read_text())[-1])
         assert _alive(command)  # still ending: the client did not wait for it
-        assert _wait_for(lambda: not _alive(command), 20)
-        assert re.search(rf"command pid {command} ended: 1 after", log.read_text())
+        assert _wait_for(lambda: not _alive(command), 30)  # stuck there: killed TOLD_KILL_AFTER_S after telling
+        assert re.search(rf"command pid {command} ended: -9 after", log.read_text()), log.read_text()
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -40,6 +40,7 @@ from judge.base.process import start_time
 from judge.base.trace import mark
 
 KILL_AFTER_S = 10.0  # a command whose client went away: interrupted, then killed this much later
+TOLD_KILL_AFTER_S = 60.0  # a command that told its status and has not ended this much later is killed
 READ_TIMEOUT_S = 2.0  # a request is sent whole: a connection that stalls mid-message is dropped
 
 
@@ -404,6 +405,9 @@ class Server:
             _reply(child.conn, {"exit": int(text)})
             self._let_go(child.conn)  # its client leaves now: not a client that vanished
             child.told = True
+            # Its last act was to tell: one still there a minute later is stuck (never idle, never reaped)
+            deadline = time.monotonic() + TOLD_KILL_AFTER_S
+            child.kill_at = deadline if child.kill_at is None else min(child.kill_at, deadline)
 
     def _close_status(self, child: Child) -> None:
         if child.status_r is None:
