@@ -51,7 +51,7 @@ def main() -> int:
                   for b in body.get_data(as_text=True).split("\n\n") if "event: " in b]
         wall = time.perf_counter() - started
         result = events[-1][1].get("result", {})
-        rows.append({"wall_s": round(wall, 3), "worker": events[0][1].get("worker"), "verdict": result.get("verdict"),
+        rows.append({"wall_s": round(wall, 3), "worker": "forked" if events[0][1].get("server") else "spawned", "verdict": result.get("verdict"),
                      "phases_s": result.get("phases_s"), "medians_ms": [b["median_ms"] for b in result.get("benchmarks", [])],
                      "flags": [b["name"] for b in result.get("benchmarks", []) if b.get("notes")]})
         print(json.dumps(rows[-1]), flush=True)

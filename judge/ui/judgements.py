@@ -72,7 +72,7 @@ class _Forwarded(Events):
     def started(self, result, total_cases: int) -> None:
         check(self.judgement.cancel)
         self.judgement.add("started", {"total": total_cases, "mode": result.mode, "device": result.device,
-                                       "seed": result.seed, "worker": "forked" if forked.SERVER else "spawned"})
+                                       "seed": result.seed, "server": forked.SERVER is not None})
 
     def case_started(self, case) -> None:
         check(self.judgement.cancel)

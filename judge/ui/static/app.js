@@ -203,7 +203,7 @@ async function judge(submit) {
   events.addEventListener("started", (e) => {
     const d = JSON.parse(e.data);
     status.textContent = `${d.total} tests, mode ${d.mode} on ${d.device}, seed ${d.seed}` +
-      (d.worker === "forked" ? " · worker forked by the judge server" : "");
+      (d.server ? " · through the judge server (it forks the worker unless it refuses this environment)" : "");
   });
   events.addEventListener("stopped", (e) => {
     events.close();
