@@ -486,7 +486,7 @@ def test_a_served_command_is_answered_before_its_process_ends(tmp_path):
     path = _socket(env)
     slow_end = ("import os, sys, time, judge.cli, judge.daemon.daemon as daemon\n"
                 "judge.cli._end_process = lambda code: (time.sleep(8 if code == 0 else 600), os._exit(code))\n"
-                "daemon.TOLD_KILL_AFTER_S = 10  # a command stuck after telling its status is killed\n"
+                "daemon.TOLD_KILL_AFTER_S = 4  # a command stuck after telling its status is killed\n"
                 "from judge.daemon.daemon import main\n"
                 f"sys.exit(main([{str(path)!r}, '60', '--stop-with', '{os.getpid()}']))\n")
     log = tmp_path / "server.log"
