@@ -19,7 +19,7 @@ from judge.server import compat
 from judge.base import signals, wire
 from judge.base.trace import mark
 
-__all__ = ["run_served", "ask", "connect"]
+__all__ = ["run_served", "ask", "connect", "connect_here"]
 
 SERVER_ENV = "JUDGE_SERVER"
 
@@ -27,12 +27,9 @@ SERVER_ENV = "JUDGE_SERVER"
 def run_served(argv: list[str]) -> int | None:
     """Run ``judge ARGV`` in the server; its exit status (negative: killed by that signal, as
     Popen says), or None to run it here."""
-    if os.environ.get(SERVER_ENV) == "0" or compat.served_command(argv) is None:
+    if compat.served_command(argv) is None:
         return None
-    path = compat.socket_path()
-    if not path.exists() or not compat.private_folder(path.parent):
-        return None
-    conn = connect(path)
+    conn = connect_here()
     if conn is None:
         return None
     forwarded = _forward_signals(conn)  # before the request: a Ctrl-C from now on reaches the command
@@ -60,6 +57,17 @@ def _request(argv: list[str]) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}
     return {"op": "command", "argv": list(argv), "cwd": os.getcwd(), "env": env, **compat.process_context(),
             "fingerprint": compat.fingerprint()}
+
+
+def connect_here() -> socket.socket | None:
+    """A connection to this checkout's server (``compat.socket_path``), if ``JUDGE_SERVER`` is not 0, its
+    folder is private and one answers as this user; else None, at the cost of a ``stat``."""
+    if os.environ.get(SERVER_ENV) == "0":
+        return None
+    path = compat.socket_path()
+    if not path.exists() or not compat.private_folder(path.parent):
+        return None
+    return connect(path)
 
 
 def connect(path) -> socket.socket | None:

@@ -149,17 +149,10 @@ class Judgements:
 def warm_server() -> "forked.ServerLink | None":
     """The judge server this checkout's commands use (judge/server/client.py), when one answers and
     ``JUDGE_SERVER`` is not 0: it forks the judgement's workers."""
-    import os
-
     from judge.server import client, compat
 
-    if os.environ.get(client.SERVER_ENV) == "0":
-        return None
-    path = compat.socket_path()
-    if not path.exists() or not compat.private_folder(path.parent):
-        return None
-    conn = client.connect(path)
+    conn = client.connect_here()
     if conn is None:
         return None
     conn.close()
-    return forked.ServerLink(str(path), compat.fingerprint())
+    return forked.ServerLink(str(compat.socket_path()), compat.fingerprint())
