@@ -61,6 +61,7 @@ STYLE_PROPERTIES = {"display", "margin", "margin-top", "margin-bottom", "margin-
                     "background-color", "fill", "stroke", "width", "max-width", "height",
                     "border", "border-collapse"}
 ID_PREFIX = "statement-"  # a statement's ids never name one of the page's own elements
+C0_AND_SPACE = "".join(map(chr, range(0x21)))  # what browsers strip from both ends of a URL
 
 
 def leetgpu_statement_html(text: str) -> str:
@@ -82,7 +83,7 @@ def leetgpu_statement_html(text: str) -> str:
 def _statement_attribute(tag: str, name: str, value: str) -> str | None:
     if name == "href":
         return None if _this_machine(value) else value
-    if name == "style":  # no declaration that fetches: url() would be a request to this server, with its cookie
+    if name == "style":  # no declaration that fetches: url() would make the browser request a URL of its choosing
         kept = [d for d in value.split(";") if "url(" not in d.lower().replace(" ", "") and "\\" not in d]
         return ";".join(kept) or None
     if name in SVG_ATTRIBUTES and "\\" in value:  # CSS: u\rl(/x) and \75 rl(/x) are url(/x); no attribute needs one
@@ -101,9 +102,7 @@ def _this_machine(url: str) -> bool:
     it there, since browsers keep cookies per host and not per port). Such links stay text."""
     # markdown-it hands over the URL percent-encoded; browsers read a backslash as a slash in these URLs, drop
     # tabs and newlines anywhere in them and strip leading and trailing controls and spaces
-    link = re.sub(r"[\t\n\r]", "", _unquote(url)).strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
-                                                       "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
-                                                       "\x1d\x1e\x1f ").replace("\\", "/")
+    link = re.sub(r"[\t\n\r]", "", _unquote(url)).strip(C0_AND_SPACE).replace("\\", "/")
     scheme = re.match(r"(?i)^(https?|ftp|wss?):/*", link)  # and http:127.0.0.1 as http://127.0.0.1
     if scheme:
         link = "//" + link[scheme.end():]
