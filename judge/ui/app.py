@@ -56,9 +56,8 @@ def _guard(settings: Settings, hosts: frozenset):
     given = request.headers.get(guard.TOKEN_HEADER) or \
         (request.args.get("token") if guard.stream_path(request.path) else None)
     if not guard.token_matches(given, settings.token):
-        abort(Response(json.dumps({"error": "judge ui needs the token that 'judge ui' printed: open the URL it "
-                                            "printed, with ?token=...", "token": False}), 403,
-                       mimetype="application/json"))
+        _fail(403, "judge ui needs the token that 'judge ui' printed: open the URL it printed, with ?token=...",
+              token=False)
     if request.method not in ("GET", "HEAD"):
         if not guard.origin_allowed(request.headers.get("Origin"), request.host) or \
                 request.headers.get(guard.HEADER) != "1":
@@ -210,7 +209,12 @@ def _spec_or_404(settings: Settings, ref: str):
     try:
         return settings.catalogue.load(ref)
     except LookupError as exc:
-        abort(Response(json.dumps({"error": str(exc)}), 404, mimetype="application/json"))
+        _fail(404, str(exc))
+
+
+def _fail(status: int, message: str, **extra) -> None:
+    """End the request with ``{"error": message}`` as JSON, which the page's api() shows."""
+    abort(Response(json.dumps({"error": message, **extra}), status, mimetype="application/json"))
 
 
 @contextmanager
@@ -219,7 +223,7 @@ def _workspace_errors():
     try:
         yield
     except WorkspaceError as exc:
-        abort(Response(json.dumps({"error": str(exc)}), 400, mimetype="application/json"))
+        _fail(400, str(exc))
 
 
 @contextmanager
