@@ -17,6 +17,7 @@ const TOKEN = (() => {
 })();
 const API_HEADERS = {"Content-Type": "application/json", "X-Judge-UI": "1", "X-Judge-Token": TOKEN};
 const SAVE_DELAY_MS = 600, POLL_MS = 1500;
+const CASE_COLUMNS = ["", "case", "sizes", "verdict", "call (ms)", "detail"];  // caseRow's cells
 let page = null;  // the open challenge page's state; null on the catalogue
 
 function el(tag, attrs = {}, ...children) {
@@ -198,7 +199,7 @@ async function judge(submit) {
     try { await api(`/api/run/${started.id}/stop`, {method: "POST"}); } catch (err) { /* it ended meanwhile */ }
   }}, "Stop");
   results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "running ", stop), status,
-    table(["", "case", "sizes", "verdict", "call (ms)", "detail"], [live], {id: "cases"}));
+    table(CASE_COLUMNS, [live], {id: "cases"}));
   const events = new EventSource(`/api/run/${started.id}/events?${q({token: TOKEN})}`);  // no headers here
   events.addEventListener("started", (e) => {
     const d = JSON.parse(e.data);
@@ -208,7 +209,7 @@ async function judge(submit) {
   events.addEventListener("stopped", (e) => {
     events.close();
     results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "STOPPED ",
-      el("span", {class: "muted"}, JSON.parse(e.data).message)), table(["", "case", "sizes", "verdict", "call (ms)", "detail"],
+      el("span", {class: "muted"}, JSON.parse(e.data).message)), table(CASE_COLUMNS,
       [live], {id: "cases"}));
   });
   events.addEventListener("case", (e) => live.append(caseRow(JSON.parse(e.data))));
@@ -238,7 +239,7 @@ function showResult({result, history_warning}) {
     parts.push(el("div", {id: "failure"}, `first failing case: ${failed.name} (${sizes(failed.params)}): ${failed.verdict}${smallest}\n${failed.message}`));
   }
   if (result.message.includes("\n")) parts.push(el("pre", {class: "muted"}, result.message));
-  parts.push(table(["", "case", "sizes", "verdict", "call (ms)", "detail"], result.tests.map(caseRow), {id: "cases"}));
+  parts.push(table(CASE_COLUMNS, result.tests.map(caseRow), {id: "cases"}));
   if (result.benchmarks.length) parts.push(benchTable(result.benchmarks));
   parts.push(el("ul", {class: "notes"}, result.notes.map((n) => el("li", {}, n))));
   if (history_warning) parts.push(el("p", {class: "warning"}, history_warning));
