@@ -16,8 +16,7 @@ from typing import Callable
 
 from judge.grading.records import GradeSettings, problem_record, public_record, relocate
 from judge.grading.submissions import Entry
-from judge.judging import cancel as cancelling
-from judge.judging.cancel import Cancelled, StopOnCancel
+from judge.judging.cancel import Cancelled, StopOnCancel, check as check_cancel
 from judge.judging.verdict import Verdict
 
 __all__ = ["Cancelled", "judge_entry", "parse_gpus", "grade_entries", "make_undumpable"]
@@ -59,7 +58,7 @@ def _grade_events(cancel, still=None):
 
         @staticmethod
         def check() -> None:
-            cancelling.check(cancel)
+            check_cancel(cancel)
 
     return GradeEvents()
 
