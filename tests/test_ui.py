@@ -216,9 +216,7 @@ def test_a_run_streams_its_cases_then_the_result_and_records_it(ui):
     started = client.post("/api/run", base_url=BASE, json={"ref": "transpose", "file": "solution.py"},
                           headers={guard.HEADER: "1"})
     assert started.status_code == 202
-    stream = client.get(f"/api/run/{started.get_json()['id']}/events", base_url=BASE)
-    events = [(block.split("event: ")[1].split("\n")[0], json.loads(block.split("data: ")[1]))
-              for block in stream.get_data(as_text=True).split("\n\n") if "event: " in block]
+    events = _stream(client, started.get_json()["id"])
     kinds = [kind for kind, _ in events]
     assert kinds[0] == "started" and kinds[-1] == "result" and "case" in kinds
     result = events[-1][1]["result"]
