@@ -631,3 +631,21 @@ def test_every_timed_call_gets_a_model_of_its_own():
     done, session, ops = shipped_bench(solve, "easy/9_simple_inference", test=4)  # functional-4: 16 x 10 -> 5
     assert done.verified >= 1 and len(done.samples_ms) >= 10 and ops.count("inputs") == ops.count("time")
     assert session.template[1].weight.abs().sum() > 0  # the template itself never reached solve()
+
+
+def _at_cap_call(idle: bool) -> bench.Call:
+    """A call exposed at the cap: the host took 2.5 ms from the guard's launch, the guard and flush covered 2.07."""
+    return bench.Call(event_ms=0.02, lead_us=2500.0, cover_us=2070.0, idle=idle)
+
+
+def test_one_host_stall_at_the_cap_does_not_stop_the_guards_spin():
+    """A host stall longer than the capped guard looks, on its own call, like a solve() that waited: exposed
+    and the stream idle as it returned.  The guard stops spinning only when the calls keep showing it
+    (BLOCKING_EVIDENCE in a row, as a synchronizing solve() does on every call): on a loaded CI machine one
+    stall switched a 0.5 ms launcher to the no-spin mode, and its samples then held the launch."""
+    guard = bench.LaunchGuard(FakeCover(), bench.GUARD_MAX_US)
+    assert not guard.absorb(_at_cap_call(idle=True)) and not guard.blocking and guard.us == bench.GUARD_MAX_US
+    assert not guard.absorb(_at_cap_call(idle=False))  # the next call's stream was busy: the count starts again
+    for _ in range(bench.BLOCKING_EVIDENCE - 1):
+        assert not guard.absorb(_at_cap_call(idle=True)) and not guard.blocking
+    assert guard.absorb(_at_cap_call(idle=True)) and guard.blocking and guard.us == 0.0

@@ -147,6 +147,10 @@ def modes_changed() -> list[str]:
 WARMUP_MIN_CALLS = 3
 WARMUP_MIN_MS = 25.0
 SETTLE_CALLS = 10  # untimed guarded calls that grow the guard before the timed ones
+# Calls in a row exposed at the cap with the stream idle before the guard stops spinning: a solve() that
+# waits for the GPU shows it on every call, a host stall longer than the capped guard on one now and then
+# (on a loaded 2-core CI machine one such stall stopped the spin for a 0.5 ms launcher).
+BLOCKING_EVIDENCE = 3
 
 
 class TimedLoop:
@@ -279,6 +283,7 @@ class LaunchGuard:
         self.cover, self.holds_gpu = cover, holds_gpu
         self.us = 0.0
         self.blocking = False  # solve() waits for the GPU (a synchronize inside it): no spin can hide its launch
+        self.idle_at_cap = 0  # the calls in a row exposed at the cap with the stream idle (BLOCKING_EVIDENCE)
         self.resize(us)
 
     @classmethod
@@ -305,12 +310,18 @@ class LaunchGuard:
         guard on the host.  Growing cannot help, and a solve() that waits would wait for the spin too, which
         the host clock then charged to it (2.47 ms for a 0.098 ms transpose on an H200): the guard stops
         spinning (``blocking``; the flush stays) and the host clock's window starts where the guard ends.  Only
-        when the call shows it: the stream idle as solve() returned (its own work done, as a solve() that waits
-        leaves it); a call exposed by a host stall keeps the 2 ms spin, as before."""
-        if not call.exposed or self.blocking:
+        when the calls show it: the stream idle as solve() returned (its own work done, as a solve() that waits
+        leaves it) on BLOCKING_EVIDENCE calls in a row; a call exposed by a host stall keeps the 2 ms spin."""
+        if self.blocking:
+            return False
+        waited = call.exposed and self.at_cap and call.idle
+        self.idle_at_cap = self.idle_at_cap + 1 if waited else 0
+        if not call.exposed:
             return False
         if self.at_cap:
-            if not call.idle:  # a host stall, or long host work before the launch: the cap's spin still helps
+            # Busy: a host stall, or long host work before the launch (the cap's spin still helps).  Idle on
+            # fewer than BLOCKING_EVIDENCE calls in a row: as likely a stall; kept and counted as exposed.
+            if self.idle_at_cap < BLOCKING_EVIDENCE:
                 return False
             self.blocking = True
             self.resize(0.0)
