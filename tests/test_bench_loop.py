@@ -31,6 +31,34 @@ SPEC = load_spec(SPECS / "tiny_transpose.yaml")
 CASE = Case("b", "benchmark", {"rows": 7, "cols": 5})
 
 
+class HostClock:
+    """The fake GPU's and the timed calls' host clock: the wall clock (``time.perf_counter``), or with
+    ``steady()`` this thread's CPU time plus the sleeps it asked for.
+
+    The steady clock leaves out the time the machine took the test off the CPU: on a loaded 2-core CI
+    machine such stalls (5-10 ms) looked like host time around a call to the audit and like a solve() that
+    waits to the guard, and honest solutions' tests failed by chance.  Tests that assert an honest result
+    use it; tests with threads keep the wall clock (a thread's CPU time is its own)."""
+
+    def __init__(self):
+        self.now, self.slept = time.perf_counter, 0.0
+
+    def steady_now(self) -> float:
+        return time.thread_time() + self.slept
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep on the host; the steady clock moves by exactly ``seconds``, the wall clock by at least."""
+        time.sleep(seconds)
+        self.slept += seconds
+
+
+CLOCK = HostClock()
+
+
+def now() -> float:
+    return CLOCK.now()
+
+
 class FakeGPU:
     """A GPU stream on the host clock: work runs after what is queued before it and never before it is launched.
 
@@ -50,16 +78,16 @@ class FakeGPU:
 
     def run(self, seconds: float) -> None:
         held = self.held_by.held_until if self.held_by else 0.0
-        self.busy_until = max(time.perf_counter(), self.busy_until, held) + seconds
+        self.busy_until = max(now(), self.busy_until, held) + seconds
 
     def stamp(self) -> float:
-        self.busy_until = max(time.perf_counter(), self.busy_until)
+        self.busy_until = max(now(), self.busy_until)
         return self.busy_until
 
     def wait(self, until: float | None = None) -> None:
-        remaining = (self.busy_until if until is None else until) - time.perf_counter()
+        remaining = (self.busy_until if until is None else until) - now()
         if remaining > 0:
-            time.sleep(remaining)
+            CLOCK.sleep(remaining)
 
 
 GPU = FakeGPU()
@@ -116,7 +144,7 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(bench, "_elapsed", FakeEvent.elapsed_time)
     monkeypatch.setattr(bench, "_event_sync", lambda event: GPU.wait(event.at))
     monkeypatch.setattr(bench, "_synchronize", GPU.wait)
-    monkeypatch.setattr(bench, "_stream_idle", lambda stream: GPU.busy_until <= time.perf_counter())
+    monkeypatch.setattr(bench, "_stream_idle", lambda stream: GPU.busy_until <= now())
     monkeypatch.setattr(bench, "flush_buffer", lambda device: None)
     monkeypatch.setattr(bench, "Cover", FakeCover)
     monkeypatch.setattr(bench, "_current_stream", lambda: None)
@@ -126,11 +154,21 @@ def cpu_events(monkeypatch):
     monkeypatch.setattr(session, "_synchronize", GPU.wait)
 
 
+@pytest.fixture
+def steady_clock(monkeypatch):
+    """The steady host clock (HostClock) for the timed calls, the warm-up and the fake GPU."""
+    GPU.busy_until = GPU.held_until = 0.0  # wall-clock readings: far ahead of a steady clock's
+    monkeypatch.setattr(CLOCK, "now", CLOCK.steady_now)
+    monkeypatch.setattr(bench, "_clock", now)
+    yield
+    GPU.busy_until = GPU.held_until = 0.0  # and the reverse for the next test
+
+
 class RecordingSession(Session):
     """A worker session on the CPU whose replies are collected, not written to a pipe."""
 
     def __init__(self, solve):
-        super().__init__({"device": "cpu", "solution": "x.py", "spec": SPEC.source}, -1, time.perf_counter)
+        super().__init__({"device": "cpu", "solution": "x.py", "spec": SPEC.source}, -1, now)
         self.spec, self.messages = SPEC, []
         self.solve = lambda *args: (solve(*args), GPU.run(FakeGPU.KERNEL_S))  # the host part, then its kernel
         self.gpu = True  # time with the (fake) events, as on a GPU
@@ -183,7 +221,7 @@ def honest(input, output, rows, cols):
     output.copy_(input.T)
 
 
-def test_an_honest_solution_is_timed_and_its_verified_calls_pass():
+def test_an_honest_solution_is_timed_and_its_verified_calls_pass(steady_clock):
     done = bench_case(fake_calls(), FakeWorker(RecordingSession(honest)), CASE, check=True)
     summary = timing_summary(done)
     assert summary["calls"] >= 10 and summary["verified_calls"] >= 1 and summary["median_ms"] > 0
@@ -229,7 +267,7 @@ def test_the_run_seed_never_reaches_the_worker_and_timed_seeds_come_one_call_at_
     assert seen[-1] == ("end", None)
 
 
-def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch):
+def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch, steady_clock):
     """solve() takes 0.5 ms of host time to launch, far longer than the (fake) flush: every timed call
     must queue the guard's kernel, spinning, with the output's poison in its table (work hidden on
     another stream is overwritten), then solve(), and bench_done says how long the guard is."""
@@ -237,7 +275,7 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch):
     monkeypatch.setattr(bench, "Cover", lambda flush: FakeCover(log=log))
 
     def slow_launch(input, output, rows, cols):
-        time.sleep(0.0005)
+        CLOCK.sleep(0.0005)
         output.copy_(input.T)
         log.append(("solve",))
 
@@ -457,7 +495,7 @@ def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):
     assert 0 < peaks.timer_floor_us("cpu", calls=20) < 1e3  # µs: the empty call, not the 65 µs flush
 
 
-def test_an_honest_in_place_solution_is_trusted_though_its_inout_is_copied_every_call(monkeypatch):
+def test_an_honest_in_place_solution_is_trusted_though_its_inout_is_copied_every_call(monkeypatch, steady_clock):
     """The copy of an inout tensor that re-poisoning needs is GPU work as long as an in-place kernel.
     Made after the call's synchronize, it fell inside the audit's host time and not in the cover it
     subtracts, and a correct in-place solution read as a cheat at ~2.5x its time (review, 2026-11-21)."""
