@@ -12,11 +12,27 @@ from judge.challenge.conventions import CONVENTIONS
 from judge.challenge.spec import Scalar, Tensor
 from judge.report.console import table_box
 
-__all__ = ["catalogue_table", "challenge_facts", "leetgpu_table", "render_challenge"]
+__all__ = ["catalogue_table", "challenge_facts", "leetgpu_table", "render_challenge", "size_ranges"]
 
 
-def _ranges(spec) -> str:
+def size_ranges(spec) -> str:
     return ", ".join(f"{lo} ≤ {n} ≤ {hi}" for n, (lo, hi) in spec.sizes.items())
+
+
+def _tolerance_text(spec) -> str:
+    """The tolerance as ``judge show`` and the page state it (a LeetGPU folder's: its check's formula)."""
+    tol = spec.tolerance
+    if getattr(spec, "shipped", False):
+        return f"atol={tol.atol:g}, rtol={tol.rtol:g} (|got - ref| <= atol + rtol * |ref|)"
+    return tol.kind + ("" if tol.kind == "exact" else f" (atol={tol.atol:g}, rtol={tol.rtol:g})")
+
+
+def _benchmark_labels(spec) -> list[str]:
+    return [f"{b.name} ({', '.join(f'{k}={v}' for k, v in b.params.items())})" for b in spec.benchmarks]
+
+
+def _shape_text(p) -> str:
+    return f"[{', '.join(map(str, p.shape))}]"
 
 
 def catalogue_table(console, entries) -> Table:
@@ -34,7 +50,7 @@ def catalogue_table(console, entries) -> Table:
             title = f"[red]name conflict with {escape(', '.join(str(o.path) for o in entry.others))}[/]"
         elif entry.status == "shadowed":
             title = f"[dim]replaced by {escape(str(entry.others[0].path))} (--prefer-user)[/]"
-        table.add_row(spec.name, title, spec.difficulty, spec.signature_text(), _ranges(spec), source)
+        table.add_row(spec.name, title, spec.difficulty, spec.signature_text(), size_ranges(spec), source)
     return table
 
 
@@ -72,13 +88,11 @@ def render_challenge(console, spec, example: Callable[[], str]) -> None:
     console.print(f"\nsignature: {spec.signature_text()}")
     console.print(f"in CUDA C++: {_c_prototype(spec)}", markup=False, highlight=False)
     console.print(_parameter_table(console, spec))
-    console.print(f"sizes: {_ranges(spec)}")
+    console.print(f"sizes: {size_ranges(spec)}")
     for c in spec.constraints:
         console.print(f"constraint: {c}")
-    tol = spec.tolerance
-    console.print(f"tolerance: {tol.kind}" + ("" if tol.kind == "exact" else f" (atol={tol.atol:g}, rtol={tol.rtol:g})"))
-    console.print("benchmarks: " + ("; ".join(f"{b.name} ({', '.join(f'{k}={v}' for k, v in b.params.items())})"
-                                             for b in spec.benchmarks) or "none"))
+    console.print(f"tolerance: {_tolerance_text(spec)}")
+    console.print("benchmarks: " + ("; ".join(_benchmark_labels(spec)) or "none"))
     console.print("\nexample:", markup=False)
     console.print(example(), markup=False)
     console.print("\n" + CONVENTIONS, markup=False, highlight=False)
@@ -89,19 +103,14 @@ def challenge_facts(spec) -> dict:
     (``judge ui``'s challenge page): signature, C prototype, parameters, sizes, constraints, tolerance,
     benchmarks.  A LeetGPU folder's tests are generated: it has no sizes or benchmarks here."""
     shipped = getattr(spec, "shipped", False)
-    tol = spec.tolerance
-    tolerance = (f"atol={tol.atol:g}, rtol={tol.rtol:g} (|got - ref| <= atol + rtol * |ref|)" if shipped else
-                 tol.kind + ("" if tol.kind == "exact" else f" (atol={tol.atol:g}, rtol={tol.rtol:g})"))
     parameters = [{"name": p.name, "kind": "tensor" if isinstance(p, Tensor) else "scalar", "dtype": p.dtype,
-                   "shape": ("built by its tests" if shipped else f"[{', '.join(map(str, p.shape))}]") if isinstance(p, Tensor)
+                   "shape": ("built by its tests" if shipped else _shape_text(p)) if isinstance(p, Tensor)
                    else str(getattr(p, "value", "")),
                    "role": getattr(p, "role", "in")} for p in spec.parameters]
     return {
         "signature": spec.signature_text(), "c_prototype": _c_prototype(spec), "parameters": parameters,
-        "sizes": "" if shipped else _ranges(spec), "constraints": [str(c) for c in spec.constraints],
-        "tolerance": tolerance,
-        "benchmarks": [] if shipped else [f"{b.name} ({', '.join(f'{k}={v}' for k, v in b.params.items())})"
-                                          for b in spec.benchmarks],
+        "sizes": "" if shipped else size_ranges(spec), "constraints": [str(c) for c in spec.constraints],
+        "tolerance": _tolerance_text(spec), "benchmarks": [] if shipped else _benchmark_labels(spec),
     }
 
 
@@ -131,11 +140,10 @@ def _render_leetgpu(console, spec) -> None:
     declared = dict(spec.c_types)
     for p in spec.parameters:
         value = cases[0].arguments[p.name]
-        example = f"[{', '.join(map(str, value.shape))}]" if isinstance(p, Tensor) else str(value)
+        example = _shape_text(value) if isinstance(p, Tensor) else str(value)
         table.add_row(p.name, declared.get(p.name, ""), p.dtype, getattr(p, "role", "in"), escape(example))
     console.print(table)
-    tol = spec.tolerance
-    console.print(f"tolerance: atol={tol.atol:g}, rtol={tol.rtol:g} (|got - ref| <= atol + rtol * |ref|)", markup=False)
+    console.print(f"tolerance: {_tolerance_text(spec)}", markup=False)
     for case in cases:
         console.print(f"test {case.name}: {case.label()} ({case.elements} tensor elements)", markup=False)
     try:
@@ -151,7 +159,7 @@ def _parameter_table(console, spec) -> Table:
         table.add_column(header)
     for p in spec.parameters:
         if isinstance(p, Tensor):
-            table.add_row(p.name, "tensor", p.dtype, escape(f"[{', '.join(map(str, p.shape))}]"), p.role)
+            table.add_row(p.name, "tensor", p.dtype, escape(_shape_text(p)), p.role)
         elif isinstance(p, Scalar):
             table.add_row(p.name, "scalar", p.dtype, str(p.value), "in")
     return table

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.challenge.catalog import SearchPath, _find_entry, list_entries, load_challenge
-from judge.report.challenge_views import challenge_facts
+from judge.report.challenge_views import challenge_facts, size_ranges
 from judge.ui.statement import leetgpu_statement_html, statement_html
 
 __all__ = ["Catalogue", "CatalogueItem", "best_results", "challenge_page", "starter_text"]
@@ -68,8 +68,7 @@ def _yaml_item(entry) -> CatalogueItem:
     tags = tuple(t for t in (spec.bound and f"{spec.bound}-bound", spec.variant_of and "variant",
                              spec.require_kernel and "own kernel") if t)
     return CatalogueItem(spec.name, spec.name, spec.title, spec.difficulty, "built-in" if entry.is_builtin else "user",
-                         spec.signature_text(), ", ".join(f"{lo} ≤ {n} ≤ {hi}" for n, (lo, hi) in spec.sizes.items()),
-                         tags, entry.origin if entry.is_builtin else str(entry.path))
+                         spec.signature_text(), size_ranges(spec), tags, entry.origin if entry.is_builtin else str(entry.path))
 
 
 def _leetgpu_items(root: Path) -> list[CatalogueItem]:
