@@ -302,6 +302,9 @@ def test_stop_ends_a_judgement_that_hangs(server, browser):
     _wait(browser, 10, lambda d: "time.sleep" in draft.read_text() or "while" in draft.read_text())
     browser.find_element(By.ID, "run").click()
     _wait(browser, 20, lambda d: d.find_elements(By.ID, "stop"))
+    # the live case table is one table: its rows' tbody is the table's own, not a tbody inside another
+    assert browser.find_elements(By.CSS_SELECTOR, "#cases > tbody") and \
+        not browser.find_elements(By.CSS_SELECTOR, "#cases tbody tbody")
     import time
 
     time.sleep(3)  # the worker starts, then hangs in its first call
@@ -309,3 +312,4 @@ def test_stop_ends_a_judgement_that_hangs(server, browser):
     browser.find_element(By.ID, "stop").click()
     _wait(browser, 20, lambda d: _verdict(d).startswith("STOPPED"))
     assert "nothing was recorded" in _verdict(browser), status
+    assert not browser.find_elements(By.CSS_SELECTOR, "#cases tbody tbody")

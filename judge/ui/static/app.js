@@ -42,9 +42,10 @@ const fmtMs = (ms) => ms === null || ms === undefined ? "" : ms >= 1 ? `${ms.toP
 const sizes = (params) => Object.entries(params || {}).map(([k, v]) => `${k}=${v}`).join(", ");
 const verdictClass = (v) => v === "accepted" ? "accepted" : "rejected";
 
+// rows: an array of rows, or a tbody the caller fills later (the catalogue's filter, a judgement's live cases)
 function table(headers, rows, attrs = {}) {
   return el("table", attrs, el("thead", {}, el("tr", {}, headers.map((h) => el("th", {}, h)))),
-    el("tbody", {}, rows));
+    rows instanceof Node ? rows : el("tbody", {}, rows));
 }
 
 // ---------------------------------------------------------------- the catalogue
@@ -79,8 +80,7 @@ async function showCatalogue() {
   for (const control of [difficulty, source, tag]) for (const kind of ["input", "change"]) control.addEventListener(kind, render);
   render();
   view.replaceChildren(el("div", {class: "filters"}, search, difficulty, source, tag),
-    el("table", {id: "catalogue"}, el("thead", {}, el("tr", {}, ["challenge", "title", "difficulty", "source", "tags",
-      "signature", "best here"].map((h) => el("th", {}, h)))), body));
+    table(["challenge", "title", "difficulty", "source", "tags", "signature", "best here"], body, {id: "catalogue"}));
 }
 
 function catalogueRow(c) {
@@ -199,7 +199,7 @@ async function judge(submit) {
     try { await api(`/api/run/${started.id}/stop`, {method: "POST"}); } catch (err) { /* it ended meanwhile */ }
   }}, "Stop");
   results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "running ", stop), status,
-    table(CASE_COLUMNS, [live], {id: "cases"}));
+    table(CASE_COLUMNS, live, {id: "cases"}));
   const events = new EventSource(`/api/run/${started.id}/events?${q({token: TOKEN})}`);  // no headers here
   events.addEventListener("started", (e) => {
     const d = JSON.parse(e.data);
@@ -209,8 +209,7 @@ async function judge(submit) {
   events.addEventListener("stopped", (e) => {
     events.close();
     results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "STOPPED ",
-      el("span", {class: "muted"}, JSON.parse(e.data).message)), table(CASE_COLUMNS,
-      [live], {id: "cases"}));
+      el("span", {class: "muted"}, JSON.parse(e.data).message)), table(CASE_COLUMNS, live, {id: "cases"}));
   });
   events.addEventListener("case", (e) => live.append(caseRow(JSON.parse(e.data))));
   events.addEventListener("status", (e) => { status.textContent = JSON.parse(e.data).text; });
