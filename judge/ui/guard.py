@@ -71,7 +71,7 @@ def origin_allowed(origin: str | None, host_header: str | None) -> bool:
     """No Origin (a same-origin GET in some browsers) or exactly this server's own."""
     if origin is None:
         return True
-    return origin.lower() in (f"http://{(host_header or '').lower()}",)
+    return origin.lower() == f"http://{(host_header or '').lower()}"
 
 
 def token_matches(given: str | None, expected: str) -> bool:
