@@ -16,6 +16,11 @@
 #   bash research/gpu_session.sh barrier   the guard kernel's probe, guard-shadow cheats, a few GPU tests (short of time)
 #   bash research/gpu_session.sh proof2    the guard kernel's probe, guard-shadow cheats, quick timing proof
 #   bash research/gpu_session.sh startup   the judge's own overhead (judge_overhead.py), the deadline and baseline GPU tests
+#   bash research/gpu_session.sh served    a served run's time marks (served_trace.sh), the server's and judge ui's GPU tests, ui Submits
+#   bash research/gpu_session.sh warm29    the warm run of this tree and of one carried as .old/before29, alternating; ui Submits; served runs
+#   bash research/gpu_session.sh tests29   the server's, judge ui's and the worker isolation GPU tests
+#   bash research/gpu_session.sh ui        judge ui's Submit eight times through the warm server (scripts/ui_gpu.py)
+# The parts from served on need the extras' wheels carried in .whl (flask, nh3, the sandbox's: scripts/gpu_setup.sh).
 set -u
 export PYTHONUNBUFFERED=1
 FINAL_OUT=${OUT:-/tmp/out}
@@ -30,6 +35,18 @@ part() {  # part NAME SECONDS COMMAND...
   echo "--- $name exit $? in ${SECONDS} s"
   tail -${TAIL:-12} "$OUT/$name.log"
   (cd "$OUT" && tar czf "$FINAL_OUT/$PART.tar.gz" --exclude='*.db' .)  # after every part: a cut-off call keeps what ran
+}
+wheels() {  # the wheels carried in .whl, installed as the GPU check scripts install them
+  source scripts/gpu_setup.sh > /dev/null 2>&1
+  export PYTHONPATH=$PWD:/tmp/site
+}
+ui_runs() {  # scripts/ui_gpu.py's lines (one JSON document per Submit) as wall, worker, verdict, medians, flags
+  python3 -c "
+import json, sys
+for line in open(sys.argv[1]):
+    try: r = json.loads(line)
+    except ValueError: continue
+    print(r['wall_s'], r['worker'], r['verdict'], [round(m, 4) for m in r['medians_ms']], r['flags'], r['phases_s'].get('start_worker'))" "$1"
 }
 PART=${1:-check}
 case "${1:-check}" in
@@ -119,6 +136,43 @@ startup)
   part overhead 480 python3 scripts/judge_overhead.py --out "$OUT/overhead.json"
   part startup_tests 200 python3 -m pytest -m gpu tests/test_gpu.py -q -p no:cacheprovider \
     -k "baseline or hang_in_the_first_call or slow_compile"
+  ;;
+served)  # issues 29 and 30, 2026-11-26
+  wheels
+  part served_trace 300 bash research/served_trace.sh
+  part ui_server_tests 240 python3 -m pytest -q -m gpu tests/test_ui_gpu.py tests/test_server_gpu.py -p no:randomly -s
+  part ui_submits 120 python3 scripts/ui_gpu.py --out "$OUT/ui_gpu.json"
+  ;;
+warm29)  # issue 29's warm run before (28d079f, carried as .old/before29) and after, alternating on one machine
+  wheels
+  for round in 1 2; do
+    for tree in before after; do
+      repo=$PWD; [ $tree = before ] && repo=$PWD/.old/before29
+      part overhead_${tree}_$round 150 python3 scripts/judge_overhead.py --repo "$repo" --mode gpu --only warm-run \
+        --repeat 3 --out "$OUT/overhead_${tree}_$round.json"
+    done
+  done
+  part ui_submits 200 python3 scripts/ui_gpu.py --repeat 8 --out "$OUT/ui_gpu.json"
+  ui_runs "$OUT/ui_submits.log"
+  # served judge runs with each benchmark's notes (a host-clock flag on a correct kernel was seen once in judge ui)
+  W=$(mktemp -d)  # not under $OUT: the server's socket and caches are not results
+  part served_runs 200 env JUDGE_CACHE_DIR="$W/cache" JUDGE_DATA_DIR="$W/data" NO_COLOR=1 bash -c '
+    for i in 1 2 3 4 5 6 7 8; do
+      python3 -m judge run transpose solutions/transpose/tuned.py --json 2>/dev/null | python3 -c "
+import json, sys; d = json.load(sys.stdin)
+print(\"served run\", d[\"verdict\"], [(b[\"name\"], round(b[\"median_ms\"], 4), bool(b[\"notes\"])) for b in d[\"benchmarks\"]])"
+    done
+    python3 -m judge server stop --all'
+  ;;
+tests29)  # the forked worker changed (a frozen heap): the worker isolation tests beside the server's and judge ui's
+  wheels
+  part gpu_tests 420 python3 -m pytest -q -m gpu tests/test_server_gpu.py tests/test_ui_gpu.py tests/test_gpu_isolation.py \
+    -p no:randomly -s
+  ;;
+ui)
+  wheels
+  part ui_submits 250 python3 scripts/ui_gpu.py --repeat 8 --out "$OUT/ui_gpu.json"
+  ui_runs "$OUT/ui_submits.log"
   ;;
 esac
 ls -la "$FINAL_OUT"
