@@ -145,6 +145,26 @@ def test_work_hidden_in_the_launch_guards_shadow_is_undone():
         assert cheat.verdict == Verdict.WRONG_ANSWER, cheat.message
 
 
+@pytest.mark.xfail(strict=True, reason="open hole (docs/security.md, the launch guard's spin): host work and "
+                   "copy-engine copies inside the spin are not timed; strict, so a fix shows here")
+def test_host_work_and_copies_inside_the_guards_spin_are_timed():
+    """Red team, 2026-11-26 (docs/security.md, the launch guard's spin): the softmax computed on the host
+    between two copy-engine copies, inside the spin that its own host time earns it, then one timed copy
+    from scratch.  On an H100 it read 0.0082 ms, trusted, against 0.0102 ms for the honest kernel, with a
+    1.57 ms guard.  The secure outcome: the time counts the host's work (the copies and the softmax of
+    500 000 elements, well over 0.1 ms), or the timer is not trusted."""
+    spec = load_challenge("softmax")
+    honest = run(spec, EXAMPLES / "softmax/split.py")
+    cheat = run(spec, SOLUTIONS / "cheat_host_compute_in_guard.py")
+    assert honest.verdict == Verdict.ACCEPTED, honest.message
+    fields = ("median_ms", "timer_trusted", "launch_guard_us", "exposed_dropped", "exposed_kept")
+    print("honest", {k: honest.benchmarks[0].get(k) for k in fields})
+    print("cheat", cheat.verdict.value, {k: cheat.benchmarks[0].get(k) for k in fields} if cheat.benchmarks else
+          cheat.message[:300])
+    if cheat.verdict == Verdict.ACCEPTED and cheat.benchmarks[0]["timer_trusted"]:
+        assert cheat.benchmarks[0]["median_ms"] >= 0.1
+
+
 def test_two_phase_work_in_the_guards_shadow_is_timed():
     """20 transposes into scratch on an unjoined stream, a 1 ms host sleep (the guard grows), then the
     current stream waits and copies scratch to the output.  Under a guard that slept on one SM the

@@ -3,14 +3,15 @@ spin leaves (2026-11-26), on the fake-GPU harness of test_bench_loop.py.  Each t
 
 Held: forcing blocking mode in the settling calls (told apart by their repeated inputs) and then hiding work on
 an unjoined stream, or doing host work before the launch; alternating waiting and busy calls so the spin never
-stops.  Not held (fails): staying OUT of blocking mode keeps the 2 ms spin, during which the copy engines run
-free; copies into scratch (and any host computation between them) are not timed.
+stops.  Not held (an open hole, marked xfail): staying OUT of blocking mode keeps the 2 ms spin, during which the
+copy engines run free; copies into scratch (and any host computation between them) are not timed.
 """
 
 from __future__ import annotations
 
 import time
 
+import pytest
 import torch
 
 from test_bench_loop import (CASE, CLOCK, GPU, FakeGPU, FakeWorker, RecordingSession,  # noqa: F401
@@ -141,6 +142,8 @@ def copy_engine_session(copy_engine: FakeGPU, host_s: float = 0.0012) -> Recordi
     return RecordingSession(cheat)  # + the harness's 20 µs kernel on the timer stream: the timed copy
 
 
+@pytest.mark.xfail(strict=True, reason="open hole (docs/security.md, 'The launch guard's spin'): host work and "
+                   "copy-engine copies inside the spin are not timed; strict, so a fix shows here")
 def test_work_on_a_copy_engine_inside_the_guards_spin_is_timed(monkeypatch, steady_clock):
     """The 2 ms spin, kept on purpose (no call exposed, so blocking mode never starts), is 2 ms in which the
     copy engines run free: 1 ms of copies (inputs out, the host's result back into scratch) read as the
