@@ -20,6 +20,8 @@
 #   bash research/gpu_session.sh warm29    the warm run of this tree and of one carried as .old/before29, alternating; ui Submits; served runs
 #   bash research/gpu_session.sh tests29   the server's, judge ui's and the worker isolation GPU tests
 #   bash research/gpu_session.sh ui        judge ui's Submit eight times through the warm server (scripts/ui_gpu.py)
+#   bash research/gpu_session.sh poison    inputs poisoned during the guard's spin: the red team's cheat, four honest
+#                                          solutions and the quick timing proof, before (.old/prepoison) and after
 # The parts from served on need the extras' wheels carried in .whl (flask, nh3, the sandbox's: scripts/gpu_setup.sh).
 set -u
 export PYTHONUNBUFFERED=1
@@ -173,6 +175,25 @@ ui)
   wheels
   part ui_submits 250 python3 scripts/ui_gpu.py --repeat 8 --out "$OUT/ui_gpu.json"
   ui_runs "$OUT/ui_submits.log"
+  ;;
+poison)  # the tree before the change carried as .old/prepoison (git archive OLD | tar -x -C .old/prepoison)
+  wheels
+  export JUDGE_SERVER=0 NO_COLOR=1
+  part guard_tests 200 python3 -m pytest -q -m gpu tests/test_gpu.py -p no:randomly -s -rA \
+    -k "host_work_and_copies or shadow or two_phase"
+  for round in 1 2; do
+    for tree in .old/prepoison .; do
+      for job in "softmax softmax/split.py" "vector_add vector_add/blocked.py" "reduce_sum reduce_sum/two_pass.py" \
+                 "matvec matvec/row_blocks.py"; do
+        set -- $job
+        (cd $tree && PYTHONPATH=$PWD:/tmp/site python3 -m judge run $1 $OLDPWD/solutions/$2 --seed 1 --json 2>/dev/null) |
+          python3 -c "
+import json, sys; d = json.load(sys.stdin)
+print('$tree'.ljust(16), '$1'.ljust(11), d['verdict'], [(b['name'], round(b['median_ms'], 5), b['calls']) for b in d['benchmarks']])"
+      done
+    done
+  done
+  part proof 300 bash research/proof_two_trees.sh .old/prepoison . 1
   ;;
 esac
 ls -la "$FINAL_OUT"

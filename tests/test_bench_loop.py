@@ -18,7 +18,7 @@ from judge.challenge.cases import Case
 from judge.judging.reference import Reference
 from judge.judging.runner import Options
 from judge.challenge.spec import load_spec, parse_spec
-from judge.challenge.tensors import make_arguments
+from judge.challenge.tensors import make_arguments, poison_value
 from judge.timer import timed_loop as bench
 from judge.judging.bench_context import BenchSettings, CallContext
 from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
@@ -29,6 +29,7 @@ from conftest import SOLUTIONS, SPECS
 
 SPEC = load_spec(SPECS / "tiny_transpose.yaml")
 CASE = Case("b", "benchmark", {"rows": 7, "cols": 5})
+CASE_BYTES = 7 * 5 * 4  # one float32 tensor of the case
 
 
 class HostClock:
@@ -284,8 +285,9 @@ def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch, steady
     assert 2 * 500 <= done.launch_guard_us <= 2000  # twice the launch, plus margin and sleep jitter
     timed = log[-2 * len(done.samples_ms):]
     covers, solves = timed[0::2], timed[1::2]
-    assert all(c[0] == "cover" and c[1] > 0 and [f.pattern for f in c[2]] == [bytes.fromhex("0000c07f") * 2]
-               for c in covers)  # one fill: the float32 output's NaN
+    assert all(c[0] == "cover" and c[1] > 0 and [f.pattern for f in c[2] if f.src is None] == [bytes.fromhex("0000c07f") * 2]
+               and [f.nbytes for f in c[2] if f.src is not None] == [CASE_BYTES] for c in covers)  # the output's NaN
+    # and the input's drawn values, hidden (poisoned) until then
     assert solves == [("solve",)] * len(solves)
     # The 20 µs kernel, not the 500 µs launch.  A sample that does hold host time (the
     # machine stalled the test for longer than the capped guard) must be counted as such.
@@ -478,10 +480,26 @@ def test_repoison_puts_the_poison_back_in_outputs_and_the_drawn_values_in_inouts
     assert args[1].isnan().all() and torch.equal(args[2], drawn) and not args[0].isnan().any()
 
 
+def test_the_inputs_hold_poison_while_the_guard_spins_and_their_values_after(monkeypatch):
+    """Red team, 2026-11-26: during the spin the copy engines run free, and the inputs held this call's values:
+    a solve() copied them to the host, computed there (its host time hidden under the guard) and copied the
+    result into scratch, then timed one copy (softmax on an H100: 0.0082 ms against 0.0102 ms honest).  The
+    inputs and inouts are poisoned before the guard is launched and hold their drawn values again only when
+    its fills run, after the spin: such a copy reads poison."""
+    spec = _inout_spec()
+    args = make_arguments(spec, {"rows": 3, "cols": 2}, 5, "cpu")
+    drawn_in, drawn_inout = args[0].clone(), args[2].clone()
+    monkeypatch.setattr(torch.Tensor, "fill_", lambda *a, **k: None)  # a patched torch does not keep them visible
+    repoison = bench.Repoison(spec, args)
+    assert args[0].isnan().all() and (args[2] == poison_value(torch.int32)).all()  # what a copy engine reads now
+    apply_fills(repoison.fills)
+    assert torch.equal(args[0], drawn_in) and torch.equal(args[2], drawn_inout) and args[1].isnan().all()
+
+
 def test_repoison_leaves_out_empty_tensors():
     """A shape like [n - 1] can be empty; an empty tensor's address is 0, which a fill refused (review)."""
     args = [torch.ones(3, 2), torch.empty(0), 3, 2]
-    assert bench.Repoison(SPEC, args).fills == []
+    assert [(f.nbytes, f.src is not None) for f in bench.Repoison(SPEC, args).fills] == [(24, True)]  # the input only
 
 
 def test_the_timer_floor_probe_runs_through_the_same_timed_call(monkeypatch):

@@ -145,14 +145,12 @@ def test_work_hidden_in_the_launch_guards_shadow_is_undone():
         assert cheat.verdict == Verdict.WRONG_ANSWER, cheat.message
 
 
-@pytest.mark.xfail(strict=True, reason="open hole (docs/security.md, the launch guard's spin): host work and "
-                   "copy-engine copies inside the spin are not timed; strict, so a fix shows here")
 def test_host_work_and_copies_inside_the_guards_spin_are_timed():
-    """Red team, 2026-11-26 (docs/security.md, the launch guard's spin): the softmax computed on the host
-    between two copy-engine copies, inside the spin that its own host time earns it, then one timed copy
-    from scratch.  On an H100 it read 0.0082 ms, trusted, against 0.0102 ms for the honest kernel, with a
-    1.57 ms guard.  The secure outcome: the time counts the host's work (the copies and the softmax of
-    500 000 elements, well over 0.1 ms), or the timer is not trusted."""
+    """Red team, 2026-11-26: the softmax computed on the host between two copy-engine copies, inside the spin
+    that its own host time earns it, then one timed copy from scratch.  It read 0.0082 ms on an H100, trusted,
+    against 0.0102 ms for the honest kernel, with a 1.57 ms guard.  The inputs now hold poison until the
+    guard's fills run after its spin (timed_loop.Repoison): the copy reads poison and the verified calls fail.
+    Were it ever accepted and trusted, its time would have to count the host's work (well over 0.1 ms)."""
     spec = load_challenge("softmax")
     honest = run(spec, EXAMPLES / "softmax/split.py")
     cheat = run(spec, SOLUTIONS / "cheat_host_compute_in_guard.py")
@@ -161,6 +159,7 @@ def test_host_work_and_copies_inside_the_guards_spin_are_timed():
     print("honest", {k: honest.benchmarks[0].get(k) for k in fields})
     print("cheat", cheat.verdict.value, {k: cheat.benchmarks[0].get(k) for k in fields} if cheat.benchmarks else
           cheat.message[:300])
+    assert cheat.verdict in (Verdict.WRONG_ANSWER, Verdict.ACCEPTED), cheat.message
     if cheat.verdict == Verdict.ACCEPTED and cheat.benchmarks[0]["timer_trusted"]:
         assert cheat.benchmarks[0]["median_ms"] >= 0.1
 

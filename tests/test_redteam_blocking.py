@@ -3,23 +3,24 @@ spin leaves (2026-11-26), on the fake-GPU harness of test_bench_loop.py.  Each t
 
 Held: forcing blocking mode in the settling calls (told apart by their repeated inputs) and then hiding work on
 an unjoined stream, or doing host work before the launch; alternating waiting and busy calls so the spin never
-stops.  Not held (an open hole, marked xfail): staying OUT of blocking mode keeps the 2 ms spin, during which the
-copy engines run free; copies into scratch (and any host computation between them) are not timed.
+stops.  Not held until it was fixed: staying OUT of blocking mode keeps the 2 ms spin, during which the copy
+engines run free; the inputs were copied to the host, the result computed there and copied into scratch, and
+only a copy from scratch was timed (softmax on an H100: 0.0082 ms, trusted, against 0.0102 ms honest).  The
+inputs now hold poison until the guard's fills run after the spin: tests/test_bench_loop.py (the fills) and
+tests/test_gpu.py (the cheat, on a GPU).  This fake GPU applies the fills when the guard is launched, so it
+cannot show what a copy engine reads during the spin.
 """
 
 from __future__ import annotations
 
 import time
 
-import pytest
 import torch
 
 from test_bench_loop import (CASE, CLOCK, GPU, FakeGPU, FakeWorker, RecordingSession,  # noqa: F401
                              cpu_events, fake_calls, steady_clock)
 from judge.timer import timed_loop as bench
 from judge.judging.benchmark_stage import bench_case, timing_summary
-
-HIDDEN_S = 0.0010  # the work a cheat hides: 1 ms of (fake) GPU time
 
 
 def run(session, monkeypatch=None, side=None):
@@ -119,38 +120,3 @@ def test_alternating_sync_keeps_the_spin_and_hides_nothing(monkeypatch):
     report("alternating", done, summary)
     flagged = sum(a[3] for a in done.audits)
     assert not summary["timer_trusted"] and flagged >= len(done.audits) // 3
-
-
-def copy_engine_session(copy_engine: FakeGPU, host_s: float = 0.0012) -> RecordingSession:
-    """A copy engine is not held by the guard's kernel (cover.py).  solve() spends ``host_s`` on the host
-    (so the guard is sized to its 2 ms cap in the warm-up), meanwhile: the inputs to pinned host memory on a
-    side stream's copy engine (they were drawn and synchronized before the call), the result computed
-    on the host, copied into scratch by the copy engine, the host waiting for the copies (all of it
-    HIDDEN_S of copy-engine time, inside the spin), then one short timed copy scratch -> output on the
-    timer stream (20 µs, after the start event).  The guard writes the outputs again after its spin, but
-    not the scratch: the outputs are right.  The lead (host_s) stays under the cover (2 ms spin + flush),
-    so no call is exposed and the guard never stops spinning."""
-
-    def cheat(input, output, rows, cols):
-        copy_engine.run(HIDDEN_S)  # D2H of the inputs, H2D of the host's result into scratch
-        copy_engine.wait()  # the side stream's synchronize: waits for the copy engine only
-        output.copy_(input.T)  # (the scratch's values; the harness writes outputs on the host)
-        spare = host_s - HIDDEN_S
-        if spare > 0:
-            CLOCK.sleep(spare)
-
-    return RecordingSession(cheat)  # + the harness's 20 µs kernel on the timer stream: the timed copy
-
-
-@pytest.mark.xfail(strict=True, reason="open hole (docs/security.md, 'The launch guard's spin'): host work and "
-                   "copy-engine copies inside the spin are not timed; strict, so a fix shows here")
-def test_work_on_a_copy_engine_inside_the_guards_spin_is_timed(monkeypatch, steady_clock):
-    """The 2 ms spin, kept on purpose (no call exposed, so blocking mode never starts), is 2 ms in which the
-    copy engines run free: 1 ms of copies (inputs out, the host's result back into scratch) read as the
-    20 µs copy from scratch, trusted.  docs/security.md: "only a copy landing during the flush escapes, and
-    it can only copy" -- a copy into scratch, finished by a timed copy, escapes during the spin, and between
-    the two copies the host can compute anything."""
-    engine = FakeGPU(held_by=None)  # copy engines: no SM needed, the guard's kernel does not hold them
-    done, summary = run(copy_engine_session(engine), monkeypatch, engine)
-    report("copy engine in the spin", done, summary)
-    assert summary["median_ms"] >= 1e3 * HIDDEN_S or not summary["timer_trusted"], summary

@@ -16,9 +16,9 @@ the fill table (fills.py): the outputs' poison or drawn values, then the
 zeroed flush buffer, so the flush is still the last thing before solve().
 
 What it cannot hold: the copy engines.  A ``cudaMemcpyAsync`` on another
-stream can run during the spin.  The outputs are written again after the
-spin, but a scratch buffer of the solution's is not: copies into it, with
-host work between them, escape the timing (an open hole: docs/security.md).
+stream can run during the spin, so the inputs hold poison until the fills
+write their drawn values back, and the outputs are poisoned again: only
+copies that land during the flush escape (docs/security.md).
 """
 
 from __future__ import annotations
