@@ -13,8 +13,11 @@ and the timed work is one copy scratch -> output: the attack ac102d3 closed
 (tests/solutions/cheat_host_compute_in_guard.py), reading the allocator's leftovers instead of the input.
 (Reasoned from the code; FakeCover applies fills at launch and the CPU allocator is not the caching one,
 so the CPU test below checks the premise: no freed temporary may carry the drawn values.  The CUDA test
-checks the consequence where a GPU is present; the CUDA tests were written without a GPU and have not
-been run yet.)
+checks the consequence on a GPU.)  Closed the same day: _draw computes in place and scrubs its working
+copies, make_arguments the drawn tensor once copied into the guarded buffer.
+
+Open (strict xfail): the clones Repoison writes back from are live device memory; the allocator's snapshot
+lists their addresses, and __cuda_array_interface__ aliases them without touching the judge's objects.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def test_no_freed_temporary_of_the_draw_holds_the_inputs_values(spec):
                          f"the guard's spin, while the inputs themselves hold poison")
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA's caching allocator")
 def test_torch_empty_inside_solve_does_not_hand_out_this_calls_input_values():
     """The attack's first step as solve() would run it, on the worker's path: the arguments drawn into an
@@ -109,10 +113,14 @@ class _Pointer:
     """A device address as a tensor, through torch's own __cuda_array_interface__ import (no ctypes)."""
 
     def __init__(self, address: int, numel: int):
-        self.__cuda_array_interface__ = {"data": (address, True), "shape": (numel,), "typestr": "<f4", "version": 3}
+        self.__cuda_array_interface__ = {"data": (address, False), "shape": (numel,), "typestr": "<f4", "version": 3}
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA's caching allocator")
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="open (docs/security.md, the copy engines during the guard's spin): the clones the guard "
+                          "writes back from are live device memory the solution's process can address")
 def test_repoisons_clones_are_not_readable_through_the_allocators_own_snapshot():
     """Second route, no judge object touched: torch.cuda.memory_snapshot() lists every live block of the
     caching allocator with its address; Repoison's clones are the live blocks of the inputs' size that are

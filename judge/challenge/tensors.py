@@ -38,16 +38,28 @@ def poison_(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _draw(init: Init, shape: tuple, dtype: torch.dtype, gen: torch.Generator, device) -> torch.Tensor:
+    """The values of one input, computed in place in one tensor whose working copy (int64, or float32
+    for half types) is scrubbed once cast: memory freed to torch's cache must not hold them, or a solve()
+    that allocates while the launch guard spins is handed the values the inputs hide then (red team,
+    2026-11-26; docs/security.md).  In place, the same operations as ``rand() * (high - low) + low``."""
     if init.dist == "fill":
         return torch.full(shape, init.value, dtype=dtype, device=device)
     if init.dist == "randint":
-        return torch.randint(int(init.low), int(init.high), shape, generator=gen, device=device).to(dtype)
+        return _cast_scrubbed(torch.randint(int(init.low), int(init.high), shape, generator=gen, device=device),
+                              dtype)
     work = torch.float32 if dtype in (torch.float16, torch.bfloat16) or not dtype.is_floating_point else dtype
     if init.dist == "normal":
-        values = torch.randn(shape, generator=gen, device=device, dtype=work) * init.std + init.mean
+        values = torch.randn(shape, generator=gen, device=device, dtype=work).mul_(init.std).add_(init.mean)
     else:
-        values = torch.rand(shape, generator=gen, device=device, dtype=work) * (init.high - init.low) + init.low
-    return values.to(dtype)
+        values = torch.rand(shape, generator=gen, device=device, dtype=work).mul_(init.high - init.low).add_(init.low)
+    return _cast_scrubbed(values, dtype)
+
+
+def _cast_scrubbed(values: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    cast = values.to(dtype)
+    if cast is not values:
+        values.zero_()
+    return cast
 
 
 def make_arguments(spec: Spec, params: dict, seed: int, device, alloc=None) -> list:
@@ -69,7 +81,10 @@ def make_arguments(spec: Spec, params: dict, seed: int, device, alloc=None) -> l
         if p.role == "out":
             args.append(poison_(alloc(shape, dtype) if alloc else torch.empty(shape, dtype=dtype, device=device)))
         else:
-            args.append(placed(_draw(p.init, shape, dtype, gen, device), alloc))
+            values = _draw(p.init, shape, dtype, gen, device)
+            args.append(placed(values, alloc))
+            if args[-1] is not values:
+                values.zero_()  # scrubbed before it is freed, as _draw's working copies
     return args
 
 
