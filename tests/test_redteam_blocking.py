@@ -62,21 +62,26 @@ class Settles:
         return same
 
 
-def test_blocking_forced_in_the_settling_calls_then_work_on_an_unjoined_stream(monkeypatch):
-    """The settling calls synchronize (exposed at the cap, stream idle: blocking), the timed calls then leave
-    3 ms of work on a stream they never join, hoping the no-spin mode's shorter cover hides it."""
-    side = FakeGPU(held_by=GPU)
-    settling = Settles()
+def sync_or_hide(sync_now, side: FakeGPU):
+    """A cheat that waits for the GPU past the cap where ``sync_now(input)``, and elsewhere runs its kernel and
+    leaves 3 ms of work on ``side``, a stream it never joins."""
 
     def cheat(input, output, rows, cols):
         output.copy_(input.T)
-        if settling(input):
+        if sync_now(input):
             synchronize_past_the_cap()
         else:
             GPU.run(FakeGPU.KERNEL_S)
             side.run(0.003)
 
-    done, summary = run(bare_session(cheat), monkeypatch, side)
+    return cheat
+
+
+def test_blocking_forced_in_the_settling_calls_then_work_on_an_unjoined_stream(monkeypatch):
+    """The settling calls synchronize (exposed at the cap, stream idle: blocking), the timed calls then leave
+    3 ms of work on a stream they never join, hoping the no-spin mode's shorter cover hides it."""
+    side = FakeGPU(held_by=GPU)
+    done, summary = run(bare_session(sync_or_hide(Settles(), side)), monkeypatch, side)
     report("blocking then unjoined", done, summary)
     assert not summary["timer_trusted"] and summary["median_ms"] >= 3.0
 
@@ -105,18 +110,8 @@ def test_alternating_sync_keeps_the_spin_and_hides_nothing(monkeypatch):
     """Every second call waits past the cap (idle) and every other leaves the stream busy: BLOCKING_EVIDENCE
     is never reached, the guard keeps spinning; with 3 ms unjoined on the busy calls, none of it is hidden."""
     side = FakeGPU(held_by=GPU)
-    n = [0]
-
-    def cheat(input, output, rows, cols):
-        n[0] += 1
-        output.copy_(input.T)
-        if n[0] % 2:
-            synchronize_past_the_cap()
-        else:
-            GPU.run(FakeGPU.KERNEL_S)
-            side.run(0.003)
-
-    done, summary = run(bare_session(cheat), monkeypatch, side)
+    calls = iter(range(1, 1 << 30))
+    done, summary = run(bare_session(sync_or_hide(lambda input: next(calls) % 2, side)), monkeypatch, side)
     report("alternating", done, summary)
     flagged = sum(a[3] for a in done.audits)
     assert not summary["timer_trusted"] and flagged >= len(done.audits) // 3
