@@ -315,7 +315,8 @@ class Runner:
             return
         self.result.environment["cuda_build"] = dict(build)
         how = "found in the build cache" if build.get("cached") else f"built with nvcc in {build.get('seconds', 0):.1f} s"
-        self.result.notes.append(f"CUDA C++: {how} for {build.get('arch', '?')}")
+        headers = f", with the CUTLASS {build['cutlass']} headers" if isinstance(build.get("cutlass"), str) else ""
+        self.result.notes.append(f"CUDA C++: {how} for {build.get('arch', '?')}{headers}")
 
     def note_protections(self, applied: dict) -> None:
         """The run's protections (``environment.protections``: the worker's sandbox layers as it applied

@@ -212,24 +212,28 @@ class Worker:
         try:
             settings = self._cuda_settings(timeout)
             capability = torch.cuda.get_device_capability(torch.device(self.device))
-
-            def policy(build_folder: str) -> dict | None:  # the step may write its build folder, nothing else
-                if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
-                    return None
-                return sandbox.policy_for(str(Path(self.solution).parent), build_folder, (), (settings["toolkit"],),
-                                          strict=True, hidden=(_PACKAGE_ROOT,)).as_message()
-
-            runner = cuda_build.confined_runner(policy, self.limits.host_memory())
+            runner = cuda_build.confined_runner(lambda folder: self._build_policy(settings, folder),
+                                                self.limits.host_memory())
             built = cuda_build.build(self.solution, settings["nvcc"], capability, settings["cache"], settings["flags"],
-                                     settings["timeout"], runner)
+                                     settings["timeout"], runner, settings.get("cutlass"))
         except CudaUnavailable as exc:
             self.stop()
             raise SubmissionInvalid(str(exc)) from None
         except cuda_build.CompileFailed as exc:
             self.stop()
             raise SubmissionInvalid(str(exc), "compile_error") from None
-        self.build = {"cached": built.cached, "seconds": round(built.seconds, 3), "arch": built.arch}
+        self.build = {"cached": built.cached, "seconds": round(built.seconds, 3), "arch": built.arch,
+                      **({"cutlass": settings["cutlass"]["version"]} if settings.get("cutlass") else {})}
         return dict(settings, library=built.library)
+
+    def _build_policy(self, settings: dict, build_folder: str) -> dict | None:
+        """The sandbox of one nvcc step: it reads the toolkit, the solution's folder and the CUTLASS headers
+        (if any); it writes its build folder, nothing else.  None with JUDGE_SANDBOX=0."""
+        if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
+            return None
+        reads = (settings["toolkit"], *((settings.get("cutlass") or {}).get("include") or ()))
+        return sandbox.policy_for(str(Path(self.solution).parent), build_folder, (), reads,
+                                  strict=True, hidden=(_PACKAGE_ROOT,)).as_message()
 
     def _scratch(self, name: str) -> str:
         path = Path(self.workdir.name) / name

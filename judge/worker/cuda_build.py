@@ -36,11 +36,15 @@ from judge.challenge.c_signature import UnsupportedCType, argument_types, protot
 from judge.worker import nvcc as commands
 
 __all__ = ["CompileFailed", "CudaUnavailable", "Build", "build", "find_nvcc", "toolkit_root", "toolkit_nvcc",
-           "cuda_settings", "cuda_unavailable", "direct_runner", "NVCC_HINT", "FLAGS_ENV"]
+           "cuda_settings", "cuda_unavailable", "direct_runner", "NVCC_HINT", "FLAGS_ENV", "find_cutlass",
+           "CUTLASS_ENV", "missing_cutlass_message"]
 
 NVCC_HINT = ("install the CUDA toolkit (https://developer.nvidia.com/cuda-downloads; with conda: "
              "conda install -c nvidia cuda-nvcc cuda-cudart-dev) and put its bin/ on PATH or set CUDA_HOME")
 FLAGS_ENV = "JUDGE_NVCC_FLAGS"  # more nvcc flags for every build (e.g. "-DDEBUG --use_fast_math"): in the cache key
+CUTLASS_ENV = "CUTLASS_PATH"  # a CUTLASS checkout (its include/ holds cute/ and cutlass/), before the wheel's
+CUTLASS_HINT = ("pip install 'judge[cutlass]' (NVIDIA's nvidia-cutlass wheel, which ships the CUTLASS and CuTe "
+                "headers), or set CUTLASS_PATH to a CUTLASS checkout (the folder that holds include/cute)")
 CPU_MODE = ("CUDA C++ solutions (.cu) run on an NVIDIA GPU, and this run is in CPU mode (--interpret, or no GPU "
             "that torch can use): CPU mode judges Triton and PyTorch solutions (.py) only. Judge the .cu file on "
             "a machine with an NVIDIA GPU, a CUDA build of torch and the CUDA toolkit (nvcc).")
@@ -79,7 +83,60 @@ def cuda_settings(spec, cpu_mode: bool, cache: str, timeout: float) -> dict:
         raise CudaUnavailable(f"challenge '{spec.name}' cannot be solved in CUDA C++: {exc}") from None
     nvcc = toolkit_nvcc(find_nvcc())
     return {"nvcc": nvcc, "toolkit": toolkit_root(nvcc), "cache": cache, "argtypes": types, "prototype": declared,
-            "flags": shlex.split(os.environ.get(FLAGS_ENV, "")), "timeout": timeout}
+            "flags": shlex.split(os.environ.get(FLAGS_ENV, "")), "timeout": timeout, "cutlass": find_cutlass()}
+
+
+def find_cutlass(environ=None) -> dict | None:
+    """The CUTLASS and CuTe headers, for ``#include <cute/tensor.hpp>``: from ``$CUTLASS_PATH`` (a checkout:
+    its include/, or the folder itself when it holds cute/), else the nvidia-cutlass wheel
+    (``cutlass_library/source/include``, found without importing the package).  ``{"include": [folders],
+    "version": "4.2.0", "from": where, "identity": for the cache key}``; None when there are none.  The
+    folders include CUTLASS's tools/util/include where it exists (``cutlass/util/*.hpp``)."""
+    environ = os.environ if environ is None else environ
+    candidates = []
+    if environ.get(CUTLASS_ENV):
+        root = environ[CUTLASS_ENV]
+        candidates += [(os.path.join(root, "include"), root, "$" + CUTLASS_ENV), (root, root, "$" + CUTLASS_ENV)]
+    wheel = _wheel_source()
+    if wheel:
+        candidates.append((os.path.join(wheel, "include"), wheel, "the nvidia-cutlass wheel"))
+    for include, root, where in candidates:
+        if os.path.isfile(os.path.join(include, "cute", "tensor.hpp")):
+            folders = [os.path.realpath(include)]
+            util = os.path.join(root, "tools", "util", "include")
+            if os.path.isdir(os.path.join(util, "cutlass")):
+                folders.append(os.path.realpath(util))
+            version_h = os.path.join(include, "cutlass", "version.h")
+            text = Path(version_h).read_text(errors="replace") if os.path.isfile(version_h) else ""
+            version = commands.cutlass_version(text)
+            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            return {"include": folders, "version": version, "from": where,
+                    "identity": commands.cutlass_identity(folders, version, digest)}
+    return None
+
+
+def _wheel_source() -> str | None:
+    """``cutlass_library/source`` of an installed nvidia-cutlass wheel (importing the package would load
+    its Python generators: only its location is wanted)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("cutlass_library")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        if os.path.isdir(os.path.join(folder, "source", "include")):
+            return os.path.join(folder, "source")
+    return None
+
+
+def missing_cutlass_message(header: str, environ=None) -> str:
+    """The paragraph after nvcc's diagnostics when a CUTLASS or CuTe header it needed is not installed."""
+    environ = os.environ if environ is None else environ
+    where = environ.get(CUTLASS_ENV)
+    looked = (f" (CUTLASS_PATH is {where}, which holds no include/cute/tensor.hpp)" if where else "")
+    return (f"The solution includes {header}, a header of NVIDIA's CUTLASS/CuTe library, which is not installed "
+            f"here{looked}: {CUTLASS_HINT}. The judge then passes its headers to nvcc.")
 
 
 @dataclass(frozen=True)
@@ -138,15 +195,17 @@ def _identity(nvcc: str) -> str:
 
 
 def build(source_path: str, nvcc: str, capability: tuple[int, int], cache: str, extra: list[str],
-          timeout: float, runner=None) -> Build:
-    """The solution's shared library: from the cache when source, flags, compiler, GPU, folder and local
-    headers are unchanged, else built now.  ``runner(command, cwd, timeout) -> (status, output)`` runs each
-    nvcc step (None: directly; the judge gives ``confined_runner``'s).  Raises CompileFailed."""
+          timeout: float, runner=None, cutlass: dict | None = None) -> Build:
+    """The solution's shared library: from the cache when source, flags, compiler, GPU, folder, local
+    headers and CUTLASS headers (``cutlass``: find_cutlass's, None: none) are unchanged, else built now.
+    ``runner(command, cwd, timeout) -> (status, output)`` runs each nvcc step (None: directly; the judge
+    gives ``confined_runner``'s).  Raises CompileFailed."""
     started = time.monotonic()
     source = Path(source_path).read_bytes()
     arch = commands.arch_flags(capability)[0].rpartition("=")[2]
     folder = str(Path(source_path).resolve().parent)
-    key = commands.cache_key(source, _identity(nvcc), capability, extra, _folder_context(folder))
+    key = commands.cache_key(source, _identity(nvcc), capability, extra, _folder_context(folder),
+                             cutlass["identity"] if cutlass else "")
     entry = Path(cache) / key
     found = _cached(entry)
     if found:
@@ -155,7 +214,7 @@ def build(source_path: str, nvcc: str, capability: tuple[int, int], cache: str, 
     work = tempfile.mkdtemp(prefix=".build-", dir=entry)
     try:
         headers = _compile_and_link(source_path, source, nvcc, capability, work, extra, started + timeout,
-                                    runner or direct_runner)
+                                    runner or direct_runner, cutlass)
         final = entry / hashlib.sha256(json.dumps(headers, sort_keys=True).encode()).hexdigest()[:16]
         try:
             os.rename(work, final)
@@ -210,9 +269,10 @@ def _sha256(path: str) -> str | None:
 
 
 def _compile_and_link(source_path: str, source: bytes, nvcc: str, capability, work: str, extra: list[str],
-                      deadline: float, runner) -> dict:
+                      deadline: float, runner, cutlass: dict | None = None) -> dict:
     """Compile the source's bytes as read (a copy in ``work``: what was hashed is what is built; the
-    solution's folder is on the include path for its headers), link, and return the local headers read."""
+    solution's folder is on the include path for its headers, then CUTLASS's), link, and return the local
+    headers read (the CUTLASS headers are not the user's: their identity is in the key)."""
     name = Path(source_path).name
     copy = os.path.join(work, name if name.endswith(".cu") else name + ".cu")
     Path(copy).write_bytes(source)
@@ -220,11 +280,19 @@ def _compile_and_link(source_path: str, source: bytes, nvcc: str, capability, wo
     folder = str(Path(source_path).resolve().parent)
     root = toolkit_root(nvcc) or os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
     where = (copy, name, work, folder)
-    _run(runner, commands.compile_command(nvcc, copy, obj, deps, capability, [folder], extra), where, deadline)
+    libraries = list(cutlass["include"]) if cutlass else []
+    try:
+        _run(runner, commands.compile_command(nvcc, copy, obj, deps, capability, [folder], extra, libraries), where,
+             deadline)
+    except CompileFailed as failed:
+        header = None if cutlass else commands.missing_cutlass_header(str(failed))
+        if header:
+            raise CompileFailed(f"{failed}\n\n{missing_cutlass_message(header)}") from None
+        raise
     _run(runner, commands.link_command(nvcc, obj, library, capability, _runtime_dir(root), extra), where, deadline)
     read = commands.parse_dependencies(Path(deps).read_text(errors="replace")) if os.path.exists(deps) else []
     local = commands.local_dependencies([os.path.realpath(d) for d in read], os.path.realpath(copy),
-                                        [root, "/usr", "/lib", "/lib64", "/opt"])
+                                        [root, "/usr", "/lib", "/lib64", "/opt", *libraries])
     headers = {path: _sha256(path) for path in local}
     Path(work, "deps.json").write_text(json.dumps(headers, sort_keys=True))
     return headers

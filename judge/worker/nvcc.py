@@ -15,13 +15,17 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["BUILD_VERSION", "COMPILE_FLAGS", "arch_flags", "compile_command", "link_command", "cache_key",
-           "parse_dependencies", "local_dependencies", "user_diagnostics", "MAX_DIAGNOSTIC_LINES"]
+__all__ = ["BUILD_VERSION", "COMPILE_FLAGS", "CUTLASS_FLAGS", "arch_flags", "compile_command", "link_command",
+           "cache_key", "parse_dependencies", "local_dependencies", "user_diagnostics", "MAX_DIAGNOSTIC_LINES",
+           "cutlass_version", "missing_cutlass_header", "cutlass_identity"]
 
 BUILD_VERSION = 2  # part of every cache key: a change to how solutions are built rebuilds them all
 COMPILE_FLAGS = ("-O3", "-std=c++17", "-lineinfo", "-Xcompiler", "-fPIC")
 # --no-undefined: a declared but missing function is a link error now, not a failure at load.
 LINK_FLAGS = ("-shared", "-cudart", "shared", "-Xlinker", "--no-undefined")
+# With the CUTLASS/CuTe headers on the include path: CuTe's layouts call constexpr host functions from device
+# code, which nvcc refuses without this flag (CUTLASS's own builds pass it too).
+CUTLASS_FLAGS = ("--expt-relaxed-constexpr",)
 MAX_DIAGNOSTIC_LINES = 60
 MAX_LINE = 400  # characters of one diagnostic line (a static_assert can print megabytes on one)
 MAX_DIAGNOSTIC_CHARS = 16_000
@@ -36,11 +40,15 @@ def arch_flags(capability: tuple[int, int]) -> list[str]:
 
 
 def compile_command(nvcc: str, source: str, obj: str, deps: str, capability: tuple[int, int],
-                    include_dirs: list[str], extra: list[str]) -> list[str]:
-    """nvcc's command that compiles ``source`` to ``obj`` and lists its headers in ``deps``."""
+                    include_dirs: list[str], extra: list[str], library_dirs: list[str] = ()) -> list[str]:
+    """nvcc's command that compiles ``source`` to ``obj`` and lists its headers in ``deps``.  ``library_dirs``:
+    the CUTLASS/CuTe headers' folders, searched after the solution's own (``-isystem``: their warnings are
+    not the user's), with the flags CuTe needs."""
     includes = [f"-I{folder}" for folder in include_dirs]
-    return [nvcc, *COMPILE_FLAGS, *arch_flags(capability), *includes, *extra, "-MD", "-MF", deps, "-c", source,
-            "-o", obj]
+    libraries = [part for folder in library_dirs for part in ("-isystem", folder)]
+    cutlass = list(CUTLASS_FLAGS) if library_dirs else []
+    return [nvcc, *COMPILE_FLAGS, *arch_flags(capability), *includes, *libraries, *cutlass, *extra, "-MD", "-MF",
+            deps, "-c", source, "-o", obj]
 
 
 def link_command(nvcc: str, obj: str, library: str, capability: tuple[int, int], runtime_dir: str,
@@ -52,13 +60,13 @@ def link_command(nvcc: str, obj: str, library: str, capability: tuple[int, int],
 
 
 def cache_key(source: bytes, nvcc_identity: str, capability: tuple[int, int], extra: list[str],
-              context: str = "") -> str:
-    """What decides the build, hashed: the source, the flags, the compiler, the GPU and ``context`` (the
-    solution's folder and its headers' digests).  Headers read from elsewhere are checked separately
-    (``local_dependencies``), since only nvcc knows them."""
+              context: str = "", libraries: str = "") -> str:
+    """What decides the build, hashed: the source, the flags, the compiler, the GPU, ``context`` (the
+    solution's folder and its headers' digests) and ``libraries`` (the CUTLASS headers': ``cutlass_identity``).
+    Headers read from elsewhere are checked separately (``local_dependencies``), since only nvcc knows them."""
     digest = hashlib.sha256()
     for part in (f"v{BUILD_VERSION}", " ".join(COMPILE_FLAGS + LINK_FLAGS), nvcc_identity,
-                 " ".join(arch_flags(capability)), "\0".join(extra), context):
+                 " ".join(arch_flags(capability)), "\0".join(extra), context, libraries):
         digest.update(part.encode() + b"\0")
     digest.update(source)
     return digest.hexdigest()[:32]
@@ -120,3 +128,33 @@ def _blocks(lines: list[str]) -> list[list[str]]:
         else:
             blocks.append([line])
     return blocks
+
+
+_VERSION_PART = re.compile(r"^\s*#\s*define\s+CUTLASS_(MAJOR|MINOR|PATCH)\s+(\d+)", re.MULTILINE)
+
+
+def cutlass_version(version_header: str) -> str:
+    """``4.2.0`` from the text of CUTLASS's ``cutlass/version.h``; "unknown" when it says no version."""
+    parts = dict(_VERSION_PART.findall(version_header))
+    if not all(name in parts for name in ("MAJOR", "MINOR", "PATCH")):
+        return "unknown"
+    return f"{int(parts['MAJOR'])}.{int(parts['MINOR'])}.{int(parts['PATCH'])}"
+
+
+def cutlass_identity(include_dirs: list[str], version: str, version_digest: str) -> str:
+    """What of the CUTLASS headers decides a build (for ``cache_key``): where they are, their version and the
+    digest of their ``version.h``.  Their files are not hashed one by one on every run (CuTe reads hundreds):
+    a checkout edited in place keeps its key; JUDGE_NVCC_FLAGS or a new version.h builds again."""
+    return f"cutlass {version} {version_digest} " + " ".join(include_dirs)
+
+
+# nvcc's host preprocessor ("mine.cu:1:10: fatal error: cute/tensor.hpp: No such file or directory") or its
+# front end ('cannot open source file "cute/tensor.hpp"'), for a header of CUTLASS's or CuTe's.
+_MISSING_HEADER = re.compile(r'(?:fatal error: |cannot open source file ")((?:cute|cutlass)/[\w./-]+)'
+                             r'(?:: No such file or directory|")')
+
+
+def missing_cutlass_header(output: str) -> str | None:
+    """The CUTLASS or CuTe header nvcc could not find (``cute/tensor.hpp``), if its output says so."""
+    found = _MISSING_HEADER.search(output)
+    return found.group(1) if found else None
