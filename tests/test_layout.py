@@ -27,7 +27,7 @@ PURE = [
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
     "judge.challenge.conventions", "judge.challenge.c_signature",
     "judge.judging.verdict", "judge.judging.failures",
-    "judge.timing.stats", "judge.timing.audit", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
+    "judge.timing.stats", "judge.timing.audit", "judge.timing.kernel_profile", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
     "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",

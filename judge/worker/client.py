@@ -168,6 +168,8 @@ class Worker:
         self.output_path: Path | None = None
         self._output_fd: int | None = None  # the capture file, held open from spawn (output_tail)
         self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
+        self.wrap = None  # tool_wrap.Wrap: started under an NVIDIA tool (judge profile's ncu); set before spawn
+        self.init_extra: dict = {}  # more of the init message (judge profile: {"profile": "cupti"})
 
     # -- life cycle ------------------------------------------------------------
     def start(self, timeout: float) -> None:
@@ -184,7 +186,7 @@ class Worker:
                     "gpu_memory_fraction": self.limits.gpu_memory_fraction,
                     "output_bytes": self.limits.output_bytes,
                     "solution_env": self._solution_env(), "sandbox": self._policy(),
-                    **({"cuda": self.cuda} if self.cuda else {})},
+                    **({"cuda": self.cuda} if self.cuda else {}), **self.init_extra},
                    deadline=time.monotonic() + timeout, what="loading the solution")
         header, _ = self._receive(timeout, "loading the solution")
         if not header.get("ok"):
@@ -252,7 +254,8 @@ class Worker:
 
         if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
             return None
-        readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable]
+        readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable,
+                    *(self.wrap.readable if self.wrap is not None else ())]
         writable = [self._solution_env()["TRITON_CACHE_DIR"]]
         if self.cuda and self.cuda.get("library"):  # the library the judge built, and the toolkit's runtime
             readable += [os.path.dirname(self.cuda["library"]), self.cuda["toolkit"]]
@@ -310,12 +313,13 @@ class Worker:
         env = self._environment()
         from judge.worker import forked
 
-        if forked.SERVER is not None:
+        if forked.SERVER is not None and self.wrap is None:
             process = forked.fork_worker(fds, output.fileno(), self.workdir.name, env)
             if process is not None:
                 return process
+        tool = list(self.wrap.argv) if self.wrap is not None else []  # tool_wrap.py: the tool passes the fds on
         return subprocess.Popen(
-            [sys.executable, "-m", "judge.worker", *map(str, fds)],
+            [*tool, sys.executable, "-m", "judge.worker", *map(str, fds)],
             pass_fds=fds, stdin=subprocess.DEVNULL, stdout=output,
             stderr=subprocess.STDOUT, cwd=self.workdir.name, env=env,
             start_new_session=True,  # its own process group: a kill reaches its children too
@@ -342,6 +346,8 @@ class Worker:
             env.pop("TRITON_INTERPRET", None)
             env["JUDGE_WORKER_WARM_DEVICE"] = self.device  # judge/worker/__main__.py: context made early
         env.update(self.extra_env)
+        if self.wrap is not None:
+            env.update(self.wrap.env)
         return env
 
     @property
@@ -383,6 +389,18 @@ class Worker:
             except OSError:  # a process of the solution's still writing there: what is left stays
                 shutil.rmtree(self.workdir.name, ignore_errors=True)
             self.workdir = None
+
+    def end_wrapped(self, timeout: float) -> str:
+        """A worker under a tool (``wrap``): ask it to exit, give the tool up to ``timeout`` seconds to finish
+        (ncu writes its report after the program ends) and return the last 64 KiB of what the tool and the
+        worker printed; ``stop`` then cleans up."""
+        if self.process is not None and self.process.poll() is None:
+            try:
+                protocol.send(self._request_w, {"op": "exit"}, deadline=time.monotonic() + 5)
+                self.process.wait(timeout=timeout)
+            except (OSError, subprocess.TimeoutExpired, protocol.Timeout):
+                pass
+        return self.output_tail(65536, 400)
 
     def _kill_group(self) -> None:
         try:

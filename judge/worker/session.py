@@ -17,7 +17,7 @@ import torch
 from judge.challenge import shipped, shipped_module, tensors as tensor_args
 from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
-from judge.worker import compile_events, launches, loader, protocol, sandbox
+from judge.worker import compile_events, kernel_trace, launches, loader, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -107,6 +107,8 @@ class Session:
             names = [p.name for p in self.spec.parameters]
             sys.dont_write_bytecode = True  # from here on: no __pycache__ beside the user's files (judge/base/bytecode.py)
             timed_loop.keep_modes()  # CPU mode's, if any: every call must leave the modes as they are now
+            if self.gpu and self.init.get("profile") == "cupti":  # judge profile: CUPTI loaded before the sandbox
+                kernel_trace.warm()
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.judge_threads = {thread.ident for thread in threading.enumerate()}
             self.protections = self.confine()
@@ -173,6 +175,11 @@ class Session:
                 self.next_inputs(header, blobs)
             elif op in ("time", "send", "end") and self.loop is not None:
                 self.bench_step(op, header)
+            elif op == "profile" and self.gpu:  # judge profile: the calls as the GPU ran them (kernel_trace.py)
+                self.template = self.shipped_arguments(header, blobs) if "inputs" in header else None
+                self.outputs_kept = (shipped.kept_outputs(self.spec.parameters, header["inputs"])
+                                     if "inputs" in header else frozenset())
+                kernel_trace.profile(self, header)
             else:
                 self.reply({"ok": False, "verdict": "internal", "message": f"unknown op {op!r}"})
             return True

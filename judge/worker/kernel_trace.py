@@ -1,0 +1,146 @@
+"""Worker side of ``judge profile``: the solution's calls as the GPU ran them.
+
+The judge sends ``{"op": "profile", "params", "seed", "calls", "mode"}`` to a worker that loaded the
+solution in its sandbox as for ``judge run``.  The worker draws the inputs from the seed (the same
+generator and seed as the run's), makes one call that is not recorded (Triton compiles and autotunes
+there), then for each recorded call: fresh inputs, the L2 flushed (as before every timed call of a run),
+and solve() with
+
+- ``mode: "cupti"``: torch's profiler (kineto over CUPTI's activity records) around the call; its trace,
+  written into the worker's scratch folder, is cut down to the GPU's records (kernels, copies, fills)
+  and the host's launch calls they came from, each with its correlation id (``records``);
+- ``mode: "ncu"``: CUDA's profiler range (cudaProfilerStart/Stop) around the call, for an Nsight Compute
+  that runs this worker with ``--profile-from-start off`` (judge/worker/tool_wrap.py): it measures the
+  kernels launched inside the range and nothing of the judge's.
+
+Every call is checked as any call is (session.check_call), and the reply carries the last call's
+tensors, which the judge checks against its reference.  Nothing here decides anything: the records are
+the solution's process's word, read by the judge as data (judge/timing/kernel_profile.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import torch
+
+from judge.timer import timed_loop
+from judge.timer.flush import flush_buffer
+
+__all__ = ["warm", "profile", "records", "MAX_RECORDS", "MAX_NAME"]
+
+_synchronize = torch.cuda.synchronize
+MAX_CALLS = 20
+MAX_RECORDS = 4096  # of one call: a solve() that launches more is cut (the report says so)
+MAX_NAME = 1000  # characters of a kernel's name (CuTe's template names run to thousands)
+GPU_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+HOST_CATEGORIES = ("cuda_runtime", "cuda_driver")
+
+
+def warm() -> None:
+    """Load CUPTI and start and stop torch's profiler once, before the sandbox: what it loads and opens
+    then is loaded and open when the solution's calls are recorded."""
+    try:
+        with _profiler():
+            torch.zeros(1, device="cuda").add_(1)
+            _synchronize()
+    except Exception:  # noqa: BLE001 - the recorded calls meet the same failure and report it
+        pass
+
+
+def _profiler():
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+
+    return torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+
+
+def profile(session, header: dict) -> None:
+    """Serve one ``profile`` request (see the module's docstring); the reply is sent here."""
+    params, seed = header.get("params") or {}, int(header["seed"])
+    mode = header.get("mode", "cupti")
+    calls = max(1, min(int(header.get("calls", 3)), MAX_CALLS if mode == "cupti" else 1))
+    args = session.arguments(params, seed)
+    session.timed_call(args)  # compiles, autotunes: not recorded
+    session.check_call()
+    flush = flush_buffer(session.device)
+    recorded = []
+    for _ in range(calls):
+        args = session.arguments(params, seed)
+        flush.zero_()
+        _synchronize()
+        recorded.append(_cupti_call(session, args) if mode == "cupti" else _ncu_call(session, args))
+        session.check_call()
+    del flush
+    session.send_tensors({"ok": True, "op": "profiled", "mode": mode, "calls": recorded}, args)
+
+
+def _ncu_call(session, args: list) -> dict:
+    """One call inside CUDA's profiler range: Nsight Compute, which started this worker, measures it."""
+    profiler = torch.cuda.profiler
+    profiler.start()
+    try:
+        host_ms = _solve(session, args)
+    finally:
+        profiler.stop()
+    return {"host_ms": host_ms, "records": []}
+
+
+def _cupti_call(session, args: list) -> dict:
+    """One call under torch's profiler; its GPU records and launch calls."""
+    with _profiler() as prof:
+        host_ms = _solve(session, args)
+    with tempfile.TemporaryDirectory(prefix="judge-trace-") as folder:  # in the worker's scratch ($TMPDIR)
+        path = os.path.join(folder, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path, encoding="utf-8", errors="replace") as trace:
+            events = json.load(trace).get("traceEvents", [])
+    found, cut = records(events)
+    return {"host_ms": host_ms, "records": found, **({"cut": cut} if cut else {})}
+
+
+def _solve(session, args: list) -> float:
+    """solve() as a timed call makes it: the hooks it left cleared, its library's threads looked at, then
+    the synchronize; the host's milliseconds from the call to its return."""
+    start = session.clock()
+    session.solve(*args)
+    timed_loop.clear_hooks()
+    host_ms = (session.clock() - start) * 1e3
+    session.after_solve()
+    _synchronize()
+    return host_ms
+
+
+def records(events: list) -> tuple[list[dict], int]:
+    """The GPU's records of a chrome trace (kernels, copies, fills) and the host calls that launched them
+    (matched by correlation id), each as a small dict; and how many were left out past MAX_RECORDS."""
+    gpu = [e for e in events if isinstance(e, dict) and e.get("cat") in GPU_CATEGORIES]
+    launched = {_arg(e, "correlation") for e in gpu}
+    host = [e for e in events if isinstance(e, dict) and e.get("cat") in HOST_CATEGORIES
+            and _arg(e, "correlation") in launched]
+    found = [_record(e, GPU_CATEGORIES[e["cat"]]) for e in gpu] + [_record(e, "launch") for e in host]
+    found.sort(key=lambda r: r["ts"])
+    return found[:MAX_RECORDS], max(0, len(found) - MAX_RECORDS)
+
+
+def _arg(event: dict, name: str):
+    args = event.get("args")
+    return args.get(name) if isinstance(args, dict) else None
+
+
+def _record(event: dict, kind: str) -> dict:
+    """What the report reads of one trace event (times in microseconds, as the trace has them)."""
+    out = {"kind": kind, "name": str(event.get("name", ""))[:MAX_NAME], "ts": _number(event.get("ts")),
+           "dur": _number(event.get("dur")), "correlation": _arg(event, "correlation")}
+    if kind == "kernel":
+        out.update(grid=_arg(event, "grid"), block=_arg(event, "block"),
+                   registers=_arg(event, "registers per thread"), shared_memory=_arg(event, "shared memory"),
+                   stream=_arg(event, "stream"))
+    elif kind in ("memcpy", "memset"):
+        out.update(bytes=_arg(event, "bytes"), stream=_arg(event, "stream"))
+    return out
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -1,0 +1,79 @@
+"""A worker started under one of NVIDIA's tools: Nsight Compute (``judge profile``), and compute-sanitizer
+could use the same (``judge run --sanitize``).
+
+Such a tool runs a program and instruments its CUDA calls from inside it (an injection library that
+CUDA loads), so the judge starts ``TOOL [options] python -m judge.worker FDS`` instead of the worker
+alone.  Everything else stays as for any worker: the same allowed environment, the same descriptors
+(the tool's launcher passes them on to the program), and the worker still confines itself before the
+solution loads; only the tool's own folder is added to what it may read (its injection libraries load
+more of themselves later).  The tool itself is NVIDIA's program, run as the user, outside the sandbox:
+it never runs the solution's code, which only ever runs in the confined worker.
+
+``Wrap`` says how: the command's prefix, the folders to read, the files the tool writes.  A worker
+forked by the judge server cannot be wrapped: a wrapped worker is always spawned (client.Worker).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+from dataclasses import dataclass, field
+
+__all__ = ["Wrap", "find_tool", "tool_folders", "ncu_wrap", "NCU_SECTIONS", "NCU_FLAGS_ENV"]
+
+NCU_FLAGS_ENV = "JUDGE_NCU_FLAGS"  # more ncu options (e.g. "--set full"), after the judge's
+# The sections whose metrics the report reads (judge/timing/kernel_profile.py); the .ncu-rep holds them all.
+NCU_SECTIONS = ("SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats", "WarpStateStats")
+
+
+@dataclass(frozen=True)
+class Wrap:
+    """How to start the worker under a tool."""
+
+    name: str  # "ncu", "compute-sanitizer"
+    argv: tuple[str, ...]  # the tool and its options, up to the program it runs
+    readable: tuple[str, ...] = ()  # folders the confined worker must read (the tool's libraries)
+    outputs: tuple[str, ...] = ()  # files the tool writes (ncu's report)
+    env: dict = field(default_factory=dict)  # variables for the tool (added to the worker's)
+
+
+def find_tool(name: str, environ=None) -> str | None:
+    """``name`` (ncu, compute-sanitizer) from $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin, and
+    for ncu Nsight Compute's own install folders (/opt/nvidia/nsight-compute/<version>); None if none."""
+    environ = os.environ if environ is None else environ
+    candidates = [os.path.join(environ[v], "bin", name) for v in ("CUDA_HOME", "CUDA_PATH") if environ.get(v)]
+    on_path = shutil.which(name, path=environ.get("PATH"))
+    candidates += [on_path] if on_path else []
+    candidates.append(f"/usr/local/cuda/bin/{name}")
+    if name == "ncu":
+        candidates += sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True)
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    return None
+
+
+def tool_folders(tool: str) -> tuple[str, ...]:
+    """The folders a tool's injection libraries live in: the real folder of the tool's program (ncu in
+    /opt/nvidia/nsight-compute/<version>/, often reached through a link in the toolkit's bin/), and for a
+    program in a toolkit's bin/, the toolkit's own Nsight Compute and compute-sanitizer folders."""
+    folders = [os.path.dirname(os.path.realpath(tool))]
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(tool)))
+    if os.path.basename(os.path.dirname(os.path.abspath(tool))) == "bin":
+        folders += sorted(glob.glob(os.path.join(parent, "nsight-compute*")))
+        folders += [p for p in (os.path.join(parent, "compute-sanitizer"),) if os.path.isdir(p)]
+    if os.path.basename(tool) == "ncu":
+        folders += sorted(glob.glob("/opt/nvidia/nsight-compute/*"))
+    return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if f not in ("/", "")))
+
+
+def ncu_wrap(ncu: str, report: str, extra: list[str] = ()) -> Wrap:
+    """ncu running the worker: only what runs between cudaProfilerStart and cudaProfilerStop is measured
+    (the worker opens that range around one solve() call: kernel_trace.py), the judge's own kernels never;
+    the clocks as they are (a locked base clock would make the times disagree with ``judge run``'s); the
+    caches flushed before each measured pass (ncu's default, as the judge flushes before a timed call)."""
+    sections = [part for name in NCU_SECTIONS for part in ("--section", name)]
+    argv = (ncu, "--target-processes", "application-only", "--profile-from-start", "off", "--clock-control",
+            "none", *sections, "--export", report, "--force-overwrite", *extra)
+    return Wrap("ncu", argv, tool_folders(ncu), (report,))

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The GPU check of issue 41: CuTe transposes (CUTLASS headers for .cu solutions) and `judge profile`.
+# Needs nvcc, the sandbox's wheels and the nvidia-cutlass wheel in .whl (or CUTLASS_PATH), and for the ncu
+# parts Nsight Compute. Each part writes under $OUT/i41 (packed into $OUT/i41.tgz at the end: the device tool
+# returns at most 8 files).
+#   bash scripts/cute_profile_gpu.sh probe     ncu and CUPTI as the judge uses them: fds through ncu, versions
+#   bash scripts/cute_profile_gpu.sh tests     tests/test_profile_gpu.py and the CuTe compile test
+#   bash scripts/cute_profile_gpu.sh profiles  judge profile of a Triton and a CUDA solution (text, JSON, raw samples)
+#   bash scripts/cute_profile_gpu.sh bench     judge run of the CuTe, CUDA and Triton transposes at 8192^2 and 32768^2
+set -u
+export JUDGE_SERVER=0
+source scripts/gpu_setup.sh
+RES=$OUT/i41; mkdir -p "$RES"
+python3 -c "from judge.worker.cuda_build import find_cutlass, find_nvcc; from judge.worker.tool_wrap import find_tool; print('nvcc:', find_nvcc()); print('cutlass:', find_cutlass()); print('ncu:', find_tool('ncu'))"
+
+for part in "$@"; do
+  echo "=== $part $(date +%T)"
+  case $part in
+    probe)
+      ncu=$(python3 -c "from judge.worker.tool_wrap import find_tool; print(find_tool('ncu') or '')")
+      [ -n "$ncu" ] && "$ncu" --version | tail -2
+      # Does ncu pass the worker's pipes on to the program it starts? (client.Worker relies on it)
+      exec 7</etc/hostname
+      timeout 120 "$ncu" --target-processes application-only --profile-from-start off python3 -c \
+        "import os; print('fd 7 through ncu:', os.read(7, 64))" 2>&1 | tail -4
+      exec 7<&-
+      nvidia-smi --query-gpu=name,driver_version --format=csv,noheader ;;
+    tests)
+      timeout 500 python3 -m pytest -q -p no:cacheprovider -m gpu -rA tests/test_profile_gpu.py 2>&1 | tee "$RES/tests.log" | grep -v "^PASSED" | tail -40
+      timeout 200 python3 -m pytest -q -p no:cacheprovider -rA tests/test_cutlass.py 2>&1 | tail -4 ;;
+    profiles)  # one Triton and one CUDA solution, with ncu; the raw records kept as the CPU tests' samples
+      for f in solutions/transpose/tiled.py solutions/transpose/cute_swizzle.cu solutions/matmul/tiled.py; do
+        c=transpose; [[ $f == *matmul* ]] && c=matmul
+        n=$(basename "$f" | tr . _)
+        timeout 400 python3 -m judge profile $c "$f" --seed 1 --json --keep-raw --ncu-report "/tmp/$n.ncu-rep" > "$RES/profile_$n.json" 2> "$RES/profile_$n.err"
+        echo "$f exit $?"; tail -3 "$RES/profile_$n.err"
+        python3 - "$RES/profile_$n.json" <<'PY' > "$RES/profile_$n.txt" 2>&1
+import json, sys
+from judge.report.console import make_console
+from judge.report.profile_view import render_profile
+report = json.load(open(sys.argv[1]))
+render_profile(make_console(plain=True), report)
+PY
+        cat "$RES/profile_$n.txt"; ls -la /tmp/$n.ncu-rep 2>/dev/null
+      done ;;
+    bench)  # the CuTe transposes beside the CUDA and Triton examples, 8192^2 and 32768^2 (scripts/specs)
+      for f in solutions/transpose/cute_naive.cu solutions/transpose/cute_smem.cu solutions/transpose/cute_swizzle.cu \
+               solutions/transpose/naive.cu solutions/transpose/tiled.cu solutions/transpose/tiled.py solutions/transpose/tuned.py; do
+        n=$(basename "$f" | tr . _)
+        timeout 240 python3 -m judge run scripts/specs/transpose_32k.yaml "$f" --seed 1 --json > "$RES/run_$n.json" 2> "$RES/run_$n.err"
+        python3 - "$RES/run_$n.json" "$f" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print(sys.argv[2], "no JSON"); raise SystemExit
+cases = "; ".join(f"{b['name']}: {b.get('median_ms', 0):.4f} ms {b.get('gbps') or 0:.0f} GB/s "
+                  f"{b.get('pct_of_peak') or 0:.1f}% torch {b.get('torch_median_ms') or 0:.4f} ms"
+                  for b in d["benchmarks"])
+print(f"{sys.argv[2]:40s} {d['verdict']:14s} {cases}  copy peak {d['environment'].get('peaks', {}).get('copy_gbps', 0):.0f} GB/s")
+if d["verdict"] != "accepted":
+    print("   ", d["message"][:600])
+PY
+      done ;;
+    *) echo "unknown part $part" ;;
+  esac
+done
+tar czf "$OUT/i41.tgz" -C "$OUT" i41 && rm -rf "$RES"
