@@ -4,6 +4,7 @@
 # parts Nsight Compute. Each part writes under $OUT/i41 (packed into $OUT/i41.tgz at the end: the device tool
 # returns at most 8 files).
 #   bash scripts/cute_profile_gpu.sh probe     ncu and CUPTI as the judge uses them: fds through ncu, versions
+#   bash scripts/cute_profile_gpu.sh cute      judge run of the three CuTe transposes (functional tests)
 #   bash scripts/cute_profile_gpu.sh tests     tests/test_profile_gpu.py and the CuTe compile test
 #   bash scripts/cute_profile_gpu.sh profiles  judge profile of a Triton and a CUDA solution (text, JSON, raw samples)
 #   bash scripts/cute_profile_gpu.sh bench     judge run of the CuTe, CUDA and Triton transposes at 8192^2 and 32768^2
@@ -24,7 +25,19 @@ for part in "$@"; do
       timeout 120 "$ncu" --target-processes application-only --profile-from-start off python3 -c \
         "import os; print('fd 7 through ncu:', os.read(7, 64))" 2>&1 | tail -4
       exec 7<&-
-      nvidia-smi --query-gpu=name,driver_version --format=csv,noheader ;;
+      # The sandboxed worker under ncu: measured? If not, the same without the sandbox says whether it is the cause.
+      for sandbox in 1 0; do
+        JUDGE_SANDBOX=$sandbox timeout 300 python3 -m judge profile transpose solutions/transpose/tiled.cu --case square-8192 \
+          --seed 1 --json --calls 2 --ncu-report /tmp/probe.ncu-rep > "$RES/probe_sandbox$sandbox.json" 2> "$RES/probe_sandbox$sandbox.err"
+        echo "JUDGE_SANDBOX=$sandbox: exit $?"; tail -5 "$RES/probe_sandbox$sandbox.err"
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ncu:', d['ncu'].get('status'), str(d['ncu'].get('problem'))[:1500]); print('cupti kernels:', [(k['short_name'], k['time_us']) for k in d['cupti']['kernels']])" "$RES/probe_sandbox$sandbox.json"
+        grep -q '"status": "measured"' "$RES/probe_sandbox$sandbox.json" && break
+      done ;;
+    cute)  # the three CuTe transposes' verdicts (functional tests)
+      for f in solutions/transpose/cute_naive.cu solutions/transpose/cute_smem.cu solutions/transpose/cute_swizzle.cu; do
+        timeout 200 python3 -m judge run transpose "$f" --seed 1 --no-bench > "$RES/cute_$(basename $f .cu).txt" 2>&1
+        echo "$f exit $?"; tail -6 "$RES/cute_$(basename $f .cu).txt"
+      done ;;
     tests)
       timeout 500 python3 -m pytest -q -p no:cacheprovider -m gpu -rA tests/test_profile_gpu.py 2>&1 | tee "$RES/tests.log" | grep -v "^PASSED" | tail -40
       timeout 200 python3 -m pytest -q -p no:cacheprovider -rA tests/test_cutlass.py 2>&1 | tail -4 ;;

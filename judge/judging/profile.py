@@ -224,7 +224,7 @@ def _ncu_pass(spec, solution: str, case, seed: int, device: str, options: Profil
 def _read_ncu_report(ncu: str, path: str) -> dict:
     """The report's metrics (``ncu --import --csv --page raw``)."""
     try:
-        done = subprocess.run([ncu, "--import", path, "--csv", "--page", "raw"], capture_output=True, text=True,
+        done = subprocess.run([ncu, "--import", path, "--csv", "--page", "raw", "--print-units", "base"], capture_output=True, text=True,
                               timeout=300, errors="replace")
     except (OSError, subprocess.TimeoutExpired) as exc:
         return {"status": "failed", "tool": ncu, "report": path, "problem": f"ncu --import failed: {exc}"}

@@ -165,7 +165,9 @@ def cupti_report(calls: list, nbytes: float, flops: float, bound: str, peaks: di
     own = [k for k in kernels if k["kind"] == "kernel"]
     if len(kernels) == 1 and own and own[0]["time_us"] > 0:  # one kernel moved all of the call's bytes
         own[0].update(_kernel_rates(own[0]["time_us"], nbytes, flops, bound, peaks))
-    gaps = [g for t in lines for g in t["gaps_us"]]
+    ranked = [sorted(t["gaps_us"], reverse=True) for t in lines]  # the k-th largest gap of the median call
+    largest = [_median([g[k] for g in ranked if len(g) > k]) for k in range(min(LARGEST_GAPS, max(map(len, ranked),
+                                                                                                default=0)))]
     latency = [t["first_launch_us"] for t in lines if t["first_launch_us"] is not None]
     return {
         "calls": len(cleaned),
@@ -176,7 +178,7 @@ def cupti_report(calls: list, nbytes: float, flops: float, bound: str, peaks: di
         "kernels": kernels,
         "gaps": {"per_call": _median([len(t["gaps_us"]) for t in lines]) if lines else 0,
                  "idle_us": _median([sum(t["gaps_us"]) for t in lines]) if lines else 0.0,
-                 "largest_us": sorted(gaps, reverse=True)[:LARGEST_GAPS],
+                 "largest_us": largest,
                  "first_launch_us": _median(latency) if latency else None},
         "records_cut": sum(cut for _, _, _, cut in cleaned),
     }
