@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check of issue 41: CuTe transposes (CUTLASS headers for .cu solutions) and `judge profile`.
 # Needs nvcc, the sandbox's wheels and the nvidia-cutlass wheel in .whl (or CUTLASS_PATH), and for the ncu
-# parts Nsight Compute. Each part writes under $OUT/i41 (packed into $OUT/i41.tgz at the end: the device tool
-# returns at most 8 files).
+# parts Nsight Compute. Each part writes under $OUT/i41 (packed into $OUT/i41.tgz after each part: the device
+# tool returns at most 8 files). The lead's final GPU session: bash scripts/cute_profile_gpu.sh probe cute profiles tests bench
 #   bash scripts/cute_profile_gpu.sh probe     ncu and CUPTI as the judge uses them: fds through ncu, versions
 #   bash scripts/cute_profile_gpu.sh cute      judge run of the three CuTe transposes (functional tests)
 #   bash scripts/cute_profile_gpu.sh tests     tests/test_profile_gpu.py and the CuTe compile test
@@ -44,7 +44,7 @@ for part in "$@"; do
     profiles)  # one Triton and one CUDA solution, with ncu; the raw records kept as the CPU tests' samples
       for f in solutions/transpose/tiled.py solutions/transpose/cute_swizzle.cu solutions/matmul/tiled.py; do
         c=transpose; [[ $f == *matmul* ]] && c=matmul
-        n=$(basename "$f" | tr . _)
+        n=${c}_$(basename "$f" | tr . _)
         timeout 400 python3 -m judge profile $c "$f" --seed 1 --json --keep-raw --ncu-report "/tmp/$n.ncu-rep" > "$RES/profile_$n.json" 2> "$RES/profile_$n.err"
         echo "$f exit $?"; tail -3 "$RES/profile_$n.err"
         python3 - "$RES/profile_$n.json" <<'PY' > "$RES/profile_$n.txt" 2>&1
@@ -60,7 +60,7 @@ PY
       for f in solutions/transpose/cute_naive.cu solutions/transpose/cute_smem.cu solutions/transpose/cute_swizzle.cu \
                solutions/transpose/naive.cu solutions/transpose/tiled.cu solutions/transpose/tiled.py solutions/transpose/tuned.py; do
         n=$(basename "$f" | tr . _)
-        timeout 240 python3 -m judge run scripts/specs/transpose_32k.yaml "$f" --seed 1 --json > "$RES/run_$n.json" 2> "$RES/run_$n.err"
+        timeout 120 python3 -m judge run scripts/specs/transpose_32k.yaml "$f" --seed 1 --bench-budget 1 --json > "$RES/run_$n.json" 2> "$RES/run_$n.err"
         python3 - "$RES/run_$n.json" "$f" <<'PY'
 import json, sys
 try:
@@ -77,5 +77,6 @@ PY
       done ;;
     *) echo "unknown part $part" ;;
   esac
+  tar czf "$OUT/i41.tgz" -C "$OUT" i41  # after every part: what was done comes back if a later part runs out of time
 done
-tar czf "$OUT/i41.tgz" -C "$OUT" i41 && rm -rf "$RES"
+rm -rf "$RES"

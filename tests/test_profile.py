@@ -126,6 +126,21 @@ def test_the_worker_keeps_the_gpus_records_and_their_launches_from_a_trace():
     assert found[2]["bytes"] == 64
 
 
+def test_each_recorded_call_keeps_what_was_launched_inside_its_range():
+    """One profiler session, a range per call: the L2 flush and the inputs' draw between calls, launched
+    outside the ranges, are in no call."""
+    def launch(ts, corr):
+        return {"cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": ts, "dur": 2, "args": {"correlation": corr}}
+
+    def kernel(ts, corr, name):
+        return {"cat": "kernel", "name": name, "ts": ts, "dur": 50, "args": {"correlation": corr}}
+
+    events = [launch(0, 1), kernel(5, 1, "flush"), {"cat": "user_annotation", "name": "judge.profile.call.1",
+              "ts": 100, "dur": 80}, launch(110, 2), kernel(115, 2, "solve"), launch(200, 3), kernel(205, 3, "flush")]
+    found, _ = records(events, (100, 180))
+    assert [(r["kind"], r["name"]) for r in found] == [("launch", "cudaLaunchKernel"), ("kernel", "solve")]
+
+
 # -- Nsight Compute -------------------------------------------------------------------------------------------
 NCU_CSV = '''==PROF== Connected to process 1234
 "ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__bytes.sum.per_second","dram__throughput.avg.pct_of_peak_sustained_elapsed","gpu__time_duration.sum","l1tex__t_sector_hit_rate.pct","launch__registers_per_thread","launch__shared_mem_per_block_static","launch__shared_mem_per_block_dynamic","lts__t_sector_hit_rate.pct","sm__throughput.avg.pct_of_peak_sustained_elapsed","sm__warps_active.avg.pct_of_peak_sustained_active","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio","smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio"
@@ -172,12 +187,53 @@ def test_ncu_is_found_in_the_toolkit_and_its_folders_are_readable(tmp_path):
 
 
 def test_the_ncu_command_measures_only_the_profiled_range_with_the_clocks_left_alone():
-    wrap = tool_wrap.ncu_wrap("/cuda/bin/ncu", "/tmp/r.ncu-rep", ["--set", "full"])
+    wrap = tool_wrap.ncu_wrap("/cuda/bin/ncu", "/tmp/r.ncu-rep", ["--set", "full"], locks=("/t/lock",))
     argv = list(wrap.argv)
     assert argv[0] == "/cuda/bin/ncu" and argv[argv.index("--profile-from-start") + 1] == "off"
     assert argv[argv.index("--clock-control") + 1] == "none" and argv[argv.index("--export") + 1] == "/tmp/r.ncu-rep"
-    assert argv[-2:] == ["--set", "full"] and wrap.outputs == ("/tmp/r.ncu-rep",)
+    assert argv[-2:] == ["--set", "full"] and wrap.outputs == ("/tmp/r.ncu-rep",) and wrap.writable == ("/t/lock",)
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--section"] == list(tool_wrap.NCU_SECTIONS)
+
+
+def test_ncus_lock_file_is_made_for_all_users_and_is_the_one_file_the_worker_may_write(tmp_path):
+    """ncu's library in the profiled worker locks <tmp>/nvidia/nsight_compute/lock (seen on the GPU: without it,
+    "Failed to open/create lock directory ... InterprocessLockFailed"): the judge makes it beforehand, as a
+    shared tool would, and the sandbox lets the worker write that file alone."""
+    (lock,) = tool_wrap.ncu_lock_files({}, temps=(str(tmp_path),))
+    assert lock == str(tmp_path / "nvidia" / "nsight_compute" / "lock") and os.path.isfile(lock)
+    assert stat.S_IMODE(os.stat(lock).st_mode) == 0o666
+    assert stat.S_IMODE(os.stat(tmp_path / "nvidia").st_mode) == 0o1777
+    (tmp_path / "other" / "nvidia" / "nsight_compute").mkdir(parents=True)
+    (tmp_path / "other" / "nvidia" / "nsight_compute" / "lock").symlink_to(tmp_path / "elsewhere")
+    assert tool_wrap.ncu_lock_files({}, temps=(str(tmp_path / "other"),)) == ()  # a link is never granted
+
+
+def test_in_the_sandbox_the_lock_file_can_be_locked_but_nothing_made_beside_it(tmp_path):
+    import subprocess
+    import textwrap
+
+    from judge.worker import sandbox
+
+    if not sandbox.available()["landlock"].startswith("on"):
+        pytest.skip("no Landlock here")
+    (lock,) = tool_wrap.ncu_lock_files({}, temps=(str(tmp_path),))
+    policy = sandbox.policy_for(str(tmp_path / "sol"), str(tmp_path / "scratch"), (lock,)).as_message()
+    code = textwrap.dedent(f"""
+        import fcntl, os
+        from judge.worker import sandbox
+        print(sandbox.apply(sandbox.Policy.from_message({policy!r})))
+        with open({lock!r}, "r+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            print("locked")
+        try:
+            open(os.path.join(os.path.dirname({lock!r}), "planted"), "w")
+            print("planted")
+        except PermissionError:
+            print("refused")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert "locked" in done.stdout and "refused" in done.stdout, done.stdout + done.stderr
 
 
 @pytest.mark.slow
@@ -193,10 +249,13 @@ def test_a_wrapped_worker_is_started_by_its_tool_with_its_pipes_and_sandbox(tmp_
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
     spec = load_challenge("vector_add")
     worker = Worker(str(ROOT / "solutions" / "vector_add" / "blocked.py"), spec, "cpu", True)
-    worker.wrap = tool_wrap.Wrap("fake", (str(tool),), (str(tool.parent),))
+    lock = tmp_path / "lock"
+    lock.write_text("")
+    worker.wrap = tool_wrap.Wrap("fake", (str(tool),), (str(tool.parent),), (str(lock),))
     try:
         worker.start(120)
-        assert str(tool.parent) in worker._policy()["read"]
+        policy = worker._policy()
+        assert str(tool.parent) in policy["read"] and str(lock) in policy["write"]
         from judge.judging.reference import Reference
 
         worker.expect_reply(Reference(spec, "cpu").reply_sizes({"N": 8}))

@@ -256,7 +256,7 @@ class Worker:
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable,
                     *(self.wrap.readable if self.wrap is not None else ())]
-        writable = [self._solution_env()["TRITON_CACHE_DIR"]]
+        writable = [self._solution_env()["TRITON_CACHE_DIR"], *(self.wrap.writable if self.wrap is not None else ())]
         if self.cuda and self.cuda.get("library"):  # the library the judge built, and the toolkit's runtime
             readable += [os.path.dirname(self.cuda["library"]), self.cuda["toolkit"]]
         profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there

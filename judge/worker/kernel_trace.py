@@ -6,9 +6,10 @@ generator and seed as the run's), makes one call that is not recorded (Triton co
 there), then for each recorded call: fresh inputs, the L2 flushed (as before every timed call of a run),
 and solve() with
 
-- ``mode: "cupti"``: torch's profiler (kineto over CUPTI's activity records) around the call; its trace,
-  written into the worker's scratch folder, is cut down to the GPU's records (kernels, copies, fills)
-  and the host's launch calls they came from, each with its correlation id (``records``);
+- ``mode: "cupti"``: torch's profiler (kineto over CUPTI's activity records), one session around all the
+  calls, each call in a range of its own; the trace, written into the worker's scratch folder, is cut
+  down to the GPU's records (kernels, copies, fills) launched by host calls inside each call's range,
+  with those launch calls, matched by correlation id (``records``);
 - ``mode: "ncu"``: CUDA's profiler range (cudaProfilerStart/Stop) around the call, for an Nsight Compute
   that runs this worker with ``--profile-from-start off`` (judge/worker/tool_wrap.py): it measures the
   kernels launched inside the range and nothing of the judge's.
@@ -65,15 +66,22 @@ def profile(session, header: dict) -> None:
     session.timed_call(args)  # compiles, autotunes: not recorded
     session.check_call()
     flush = flush_buffer(session.device)
-    recorded = []
-    for _ in range(calls):
-        args = session.arguments(params, seed)
-        flush.zero_()
-        _synchronize()
-        recorded.append(_cupti_call(session, args) if mode == "cupti" else _ncu_call(session, args))
+    if mode == "cupti":
+        recorded, args = _cupti_calls(session, params, seed, calls, flush)
+    else:
+        args = _fresh(session, params, seed, flush)
+        recorded = [_ncu_call(session, args)]
         session.check_call()
     del flush
     session.send_tensors({"ok": True, "op": "profiled", "mode": mode, "calls": recorded}, args)
+
+
+def _fresh(session, params: dict, seed: int, flush) -> list:
+    """A call's fresh arguments (drawn from the seed, outputs poisoned), then the L2 flushed."""
+    args = session.arguments(params, seed)
+    flush.zero_()
+    _synchronize()
+    return args
 
 
 def _ncu_call(session, args: list) -> dict:
@@ -87,17 +95,39 @@ def _ncu_call(session, args: list) -> dict:
     return {"host_ms": host_ms, "records": []}
 
 
-def _cupti_call(session, args: list) -> dict:
-    """One call under torch's profiler; its GPU records and launch calls."""
+MARK = "judge.profile.call."  # the name of each recorded call's range in the trace
+
+
+def _cupti_calls(session, params: dict, seed: int, calls: int, flush) -> tuple[list[dict], list]:
+    """``calls`` calls in one session of torch's profiler, each in a range of its own (record_function), after
+    one call in the session that is not kept (the session's own first-call costs: a launch took 0.4 ms);
+    the records of each range, and the last call's arguments."""
+    from torch.profiler import record_function
+
+    hosts = []
     with _profiler() as prof:
-        host_ms = _solve(session, args)
+        for index in range(calls + 1):
+            args = _fresh(session, params, seed, flush)
+            with record_function(f"{MARK}{index}"):
+                hosts.append(_solve(session, args))
+            session.check_call()
     with tempfile.TemporaryDirectory(prefix="judge-trace-") as folder:  # in the worker's scratch ($TMPDIR)
         path = os.path.join(folder, "trace.json")
         prof.export_chrome_trace(path)
         with open(path, encoding="utf-8", errors="replace") as trace:
             events = json.load(trace).get("traceEvents", [])
-    found, cut = records(events)
-    return {"host_ms": host_ms, "records": found, **({"cut": cut} if cut else {})}
+    ranges = {e.get("name"): e for e in events if isinstance(e, dict) and e.get("cat") == "user_annotation"}
+    recorded = []
+    for index in range(1, calls + 1):
+        found, cut = records(events, _window(ranges.get(f"{MARK}{index}")))
+        recorded.append({"host_ms": hosts[index], "records": found, **({"cut": cut} if cut else {})})
+    return recorded, args
+
+
+def _window(event) -> tuple[float, float] | None:
+    if not isinstance(event, dict) or _number(event.get("ts")) is None or _number(event.get("dur")) is None:
+        return None
+    return event["ts"], event["ts"] + event["dur"]
 
 
 def _solve(session, args: list) -> float:
@@ -112,16 +142,27 @@ def _solve(session, args: list) -> float:
     return host_ms
 
 
-def records(events: list) -> tuple[list[dict], int]:
-    """The GPU's records of a chrome trace (kernels, copies, fills) and the host calls that launched them
-    (matched by correlation id), each as a small dict; and how many were left out past MAX_RECORDS."""
-    gpu = [e for e in events if isinstance(e, dict) and e.get("cat") in GPU_CATEGORIES]
-    launched = {_arg(e, "correlation") for e in gpu}
+def records(events: list, window: tuple[float, float] | None = None) -> tuple[list[dict], int]:
+    """The GPU's records of a chrome trace (kernels, copies, fills) launched by host calls made inside
+    ``window`` (start, end in the trace's microseconds; None: all), matched by correlation id, with those
+    calls; each as a small dict; and how many were left out past MAX_RECORDS."""
     host = [e for e in events if isinstance(e, dict) and e.get("cat") in HOST_CATEGORIES
-            and _arg(e, "correlation") in launched]
+            and _arg(e, "correlation") is not None and _inside(e, window)]
+    launched = {_arg(e, "correlation") for e in host}
+    gpu = [e for e in events if isinstance(e, dict) and e.get("cat") in GPU_CATEGORIES
+           and (window is None or _arg(e, "correlation") in launched)]
+    made = {_arg(e, "correlation") for e in gpu}
+    host = [e for e in host if _arg(e, "correlation") in made]  # the calls that launched something
     found = [_record(e, GPU_CATEGORIES[e["cat"]]) for e in gpu] + [_record(e, "launch") for e in host]
     found.sort(key=lambda r: r["ts"])
     return found[:MAX_RECORDS], max(0, len(found) - MAX_RECORDS)
+
+
+def _inside(event: dict, window: tuple[float, float] | None) -> bool:
+    if window is None:
+        return True
+    ts = _number(event.get("ts"))
+    return ts is not None and window[0] <= ts <= window[1]
 
 
 def _arg(event: dict, name: str):
