@@ -3,9 +3,11 @@
 # Needs nvcc, the sandbox's wheels and the nvidia-cutlass wheel in .whl (or CUTLASS_PATH), and for the ncu
 # parts Nsight Compute. Each part writes under $OUT/i41 (packed into $OUT/i41.tgz after each part: the device
 # tool returns at most 8 files). The lead's final GPU session: bash scripts/cute_profile_gpu.sh probe cute profiles tests bench
-#   bash scripts/cute_profile_gpu.sh probe     ncu and CUPTI as the judge uses them: fds through ncu, versions
+#   bash scripts/cute_profile_gpu.sh probe     ncu and CUPTI as the judge uses them: fds through ncu, versions,
+#                                              judge profile of tiled.py in the sandbox with ncu (else without)
 #   bash scripts/cute_profile_gpu.sh cute      judge run of the three CuTe transposes (functional tests)
 #   bash scripts/cute_profile_gpu.sh tests     tests/test_profile_gpu.py and the CuTe compile test
+#   bash scripts/cute_profile_gpu.sh profile-tests   only the judge profile tests of tests/test_profile_gpu.py
 #   bash scripts/cute_profile_gpu.sh profiles  judge profile of a Triton and a CUDA solution (text, JSON, raw samples)
 #   bash scripts/cute_profile_gpu.sh bench     judge run of the CuTe, CUDA and Triton transposes at 8192^2 and 32768^2
 set -u
@@ -27,12 +29,18 @@ for part in "$@"; do
       exec 7<&-
       # The sandboxed worker under ncu: measured? If not, the same without the sandbox says whether it is the cause.
       for sandbox in 1 0; do
-        JUDGE_SANDBOX=$sandbox timeout 300 python3 -m judge profile transpose solutions/transpose/tiled.cu --case square-8192 \
-          --seed 1 --json --calls 2 --ncu-report /tmp/probe.ncu-rep > "$RES/probe_sandbox$sandbox.json" 2> "$RES/probe_sandbox$sandbox.err"
+        JUDGE_SANDBOX=$sandbox timeout 300 python3 -m judge profile transpose solutions/transpose/tiled.py --case square-8192 \
+          --seed 1 --json --keep-raw --ncu-report /tmp/probe.ncu-rep > "$RES/probe_sandbox$sandbox.json" 2> "$RES/probe_sandbox$sandbox.err"
         echo "JUDGE_SANDBOX=$sandbox: exit $?"; tail -5 "$RES/probe_sandbox$sandbox.err"
         python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ncu:', d['ncu'].get('status'), str(d['ncu'].get('problem'))[:1500]); print('cupti kernels:', [(k['short_name'], k['time_us']) for k in d['cupti']['kernels']])" "$RES/probe_sandbox$sandbox.json"
-        grep -q '"status": "measured"' "$RES/probe_sandbox$sandbox.json" && break
+        ls -la /tmp/nvidia/nsight_compute
+        if grep -q '"status": "measured"' "$RES/probe_sandbox$sandbox.json"; then
+          python3 -c "import json, sys; from judge.report.console import make_console; from judge.report.profile_view import render_profile; render_profile(make_console(plain=True), json.load(open(sys.argv[1])))" "$RES/probe_sandbox$sandbox.json"
+          break
+        fi
       done ;;
+    profile-tests)  # the profile half of tests/test_profile_gpu.py (the CuTe verdicts are the cute part's)
+      timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu -rA tests/test_profile_gpu.py -k profile 2>&1 | tee "$RES/profile_tests.log" | grep -v "^PASSED" | tail -30 ;;
     cute)  # the three CuTe transposes' verdicts (functional tests)
       for f in solutions/transpose/cute_naive.cu solutions/transpose/cute_smem.cu solutions/transpose/cute_swizzle.cu; do
         timeout 200 python3 -m judge run transpose "$f" --seed 1 --no-bench > "$RES/cute_$(basename $f .cu).txt" 2>&1

@@ -195,20 +195,22 @@ def test_the_ncu_command_measures_only_the_profiled_range_with_the_clocks_left_a
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--section"] == list(tool_wrap.NCU_SECTIONS)
 
 
-def test_ncus_lock_file_is_made_for_all_users_and_is_the_one_file_the_worker_may_write(tmp_path):
-    """ncu's library in the profiled worker locks <tmp>/nvidia/nsight_compute/lock (seen on the GPU: without it,
-    "Failed to open/create lock directory ... InterprocessLockFailed"): the judge makes it beforehand, as a
-    shared tool would, and the sandbox lets the worker write that file alone."""
-    (lock,) = tool_wrap.ncu_lock_files({}, temps=(str(tmp_path),))
-    assert lock == str(tmp_path / "nvidia" / "nsight_compute" / "lock") and os.path.isfile(lock)
-    assert stat.S_IMODE(os.stat(lock).st_mode) == 0o666
+def test_ncus_lock_folder_is_made_for_all_users_and_is_what_the_worker_may_write(tmp_path):
+    """ncu's library in the profiled worker makes and locks files in <tmp>/nvidia/nsight_compute (seen on the
+    H200: without it, "Failed to open/create lock directory", then "lock file .../lock.<GPU UUID>",
+    InterprocessLockFailed): the judge makes the folder beforehand, as a shared tool would, and the sandbox
+    lets the worker write there; a folder that is a link is never granted."""
+    (folder,) = tool_wrap.ncu_lock_folders({}, temps=(str(tmp_path),))
+    assert folder == str((tmp_path / "nvidia" / "nsight_compute").resolve()) and os.path.isdir(folder)
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o1777
     assert stat.S_IMODE(os.stat(tmp_path / "nvidia").st_mode) == 0o1777
-    (tmp_path / "other" / "nvidia" / "nsight_compute").mkdir(parents=True)
-    (tmp_path / "other" / "nvidia" / "nsight_compute" / "lock").symlink_to(tmp_path / "elsewhere")
-    assert tool_wrap.ncu_lock_files({}, temps=(str(tmp_path / "other"),)) == ()  # a link is never granted
+    (tmp_path / "other" / "nvidia").mkdir(parents=True)
+    (tmp_path / "other" / "nvidia" / "nsight_compute").symlink_to(tmp_path / "home")
+    (tmp_path / "home").mkdir()
+    assert tool_wrap.ncu_lock_folders({}, temps=(str(tmp_path / "other"),)) == ()
 
 
-def test_in_the_sandbox_the_lock_file_can_be_locked_but_nothing_made_beside_it(tmp_path):
+def test_in_the_sandbox_ncus_lock_can_be_made_and_locked_and_nothing_outside(tmp_path):
     import subprocess
     import textwrap
 
@@ -216,17 +218,18 @@ def test_in_the_sandbox_the_lock_file_can_be_locked_but_nothing_made_beside_it(t
 
     if not sandbox.available()["landlock"].startswith("on"):
         pytest.skip("no Landlock here")
-    (lock,) = tool_wrap.ncu_lock_files({}, temps=(str(tmp_path),))
-    policy = sandbox.policy_for(str(tmp_path / "sol"), str(tmp_path / "scratch"), (lock,)).as_message()
+    (tmp_path / "tmp").mkdir()
+    (folder,) = tool_wrap.ncu_lock_folders({}, temps=(str(tmp_path / "tmp"),))
+    policy = sandbox.policy_for(str(tmp_path / "sol"), str(tmp_path / "scratch"), (folder,)).as_message()
     code = textwrap.dedent(f"""
         import fcntl, os
         from judge.worker import sandbox
         print(sandbox.apply(sandbox.Policy.from_message({policy!r})))
-        with open({lock!r}, "r+") as f:
+        with open(os.path.join({folder!r}, "lock.GPU-1234"), "a+") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
             print("locked")
         try:
-            open(os.path.join(os.path.dirname({lock!r}), "planted"), "w")
+            open(os.path.join({str(tmp_path)!r}, "planted"), "w")
             print("planted")
         except PermissionError:
             print("refused")
@@ -249,8 +252,8 @@ def test_a_wrapped_worker_is_started_by_its_tool_with_its_pipes_and_sandbox(tmp_
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
     spec = load_challenge("vector_add")
     worker = Worker(str(ROOT / "solutions" / "vector_add" / "blocked.py"), spec, "cpu", True)
-    lock = tmp_path / "lock"
-    lock.write_text("")
+    lock = tmp_path / "locks"
+    lock.mkdir()
     worker.wrap = tool_wrap.Wrap("fake", (str(tool),), (str(tool.parent),), (str(lock),))
     try:
         worker.start(120)

@@ -6,7 +6,7 @@ CUDA loads), so the judge starts ``TOOL [options] python -m judge.worker FDS`` i
 alone.  Everything else stays as for any worker: the same allowed environment, the same descriptors
 (the tool's launcher passes them on to the program), and the worker still confines itself before the
 solution loads; only the tool's own folder is added to what it may read (its injection libraries load
-more of themselves later), and the one file the tool's library writes (ncu's lock) to what it may write.  The tool itself is NVIDIA's program, run as the user, outside the sandbox:
+more of themselves later), and the folder the tool's library locks in (ncu's) to what it may write.  The tool itself is NVIDIA's program, run as the user, outside the sandbox:
 it never runs the solution's code, which only ever runs in the confined worker.
 
 ``Wrap`` says how: the command's prefix, the folders to read, the files the tool writes.  A worker
@@ -20,7 +20,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 
-__all__ = ["Wrap", "find_tool", "tool_folders", "ncu_wrap", "ncu_lock_files", "NCU_SECTIONS", "NCU_FLAGS_ENV"]
+__all__ = ["Wrap", "find_tool", "tool_folders", "ncu_wrap", "ncu_lock_folders", "NCU_SECTIONS", "NCU_FLAGS_ENV"]
 
 NCU_FLAGS_ENV = "JUDGE_NCU_FLAGS"  # more ncu options (e.g. "--set full"), after the judge's
 # The sections whose metrics the report reads (judge/timing/kernel_profile.py); the .ncu-rep holds them all.
@@ -34,7 +34,7 @@ class Wrap:
     name: str  # "ncu", "compute-sanitizer"
     argv: tuple[str, ...]  # the tool and its options, up to the program it runs
     readable: tuple[str, ...] = ()  # folders the confined worker must read (the tool's libraries)
-    writable: tuple[str, ...] = ()  # files the confined worker must write (ncu's lock file), each existing
+    writable: tuple[str, ...] = ()  # what the confined worker must write (ncu's lock folder), each existing
     outputs: tuple[str, ...] = ()  # files the tool writes (ncu's report), outside the sandbox
     env: dict = field(default_factory=dict)  # variables for the tool (added to the worker's)
 
@@ -69,32 +69,28 @@ def tool_folders(tool: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if f not in ("/", "")))
 
 
-def ncu_lock_files(environ=None, temps: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """Nsight Compute's lock file, which its library inside the profiled program opens and locks so that
-    two profiled programs of the machine never measure at once (``<tmp>/nvidia/nsight_compute/lock``;
-    seen at /tmp on the GPU machine, ncu 2025.3; $TMPDIR's too in case it follows it), made here if
-    missing: the sandboxed worker may write this one file, not create anything in /tmp.  Made as a tool
-    shared by the machine's users would: the folders writable by all with the sticky bit, as /tmp is,
-    the file readable and writable by all (a lock holds no data)."""
+def ncu_lock_folders(environ=None, temps: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Nsight Compute's lock folder, ``<tmp>/nvidia/nsight_compute``, where its library inside the profiled
+    program makes and locks its lock files (seen on the H200, ncu 2025.3: ``lock``, then
+    ``lock.<the GPU's UUID>``) so that two profiled programs of the machine never measure at once; made
+    here if missing, as a tool shared by the machine's users would make it (writable by all with the
+    sticky bit, as /tmp is), and $TMPDIR's too in case ncu follows it.  The sandboxed worker may write in
+    this folder and nowhere else outside its own: it could leave files there while it is profiled, which
+    is the price of ncu's lock.  A folder that is a link (or under one) is never granted."""
     environ = os.environ if environ is None else environ
     found = []
     temps = temps if temps is not None else (environ.get("TMPDIR"), "/tmp")
     for tmp in dict.fromkeys(filter(None, temps)):
-        folder = os.path.join(tmp, "nvidia", "nsight_compute")
-        lock = os.path.join(folder, "lock")
+        folder = os.path.join(os.path.realpath(tmp), "nvidia", "nsight_compute")
         try:
             for made in (os.path.dirname(folder), folder):
-                if not os.path.isdir(made):
+                if not os.path.lexists(made):
                     os.mkdir(made)
                     os.chmod(made, 0o1777)
-            if not os.path.exists(lock):
-                descriptor = os.open(lock, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o666)
-                os.fchmod(descriptor, 0o666)
-                os.close(descriptor)
         except OSError:
-            pass  # another user's folder we cannot write: ncu then says so itself
-        if os.path.isfile(lock) and not os.path.islink(lock):
-            found.append(lock)
+            pass  # another user's folder we cannot write in: ncu then says so itself
+        if os.path.isdir(folder) and os.path.realpath(folder) == folder:
+            found.append(folder)
     return tuple(found)
 
 
@@ -106,4 +102,4 @@ def ncu_wrap(ncu: str, report: str, extra: list[str] = (), locks: tuple[str, ...
     sections = [part for name in NCU_SECTIONS for part in ("--section", name)]
     argv = (ncu, "--target-processes", "application-only", "--profile-from-start", "off", "--clock-control",
             "none", *sections, "--export", report, "--force-overwrite", *extra)
-    return Wrap("ncu", argv, tool_folders(ncu), ncu_lock_files() if locks is None else locks, (report,))
+    return Wrap("ncu", argv, tool_folders(ncu), ncu_lock_folders() if locks is None else locks, (report,))
