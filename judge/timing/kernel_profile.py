@@ -97,16 +97,17 @@ def _timeline(gpu: list[dict], launches: list[dict]) -> dict:
     if not gpu:
         return {"span_us": 0.0, "busy_us": 0.0, "gaps_us": [], "first_launch_us": None}
     start, busy, gaps = gpu[0]["ts"], 0.0, []
-    covered = start
+    covered = 0.0  # times from the first record's start: a trace's absolute microseconds (~5e12) lose digits
     for record in gpu:
-        begin, end = record["ts"], record["ts"] + record["dur"]
+        begin = record["ts"] - start
+        end = begin + record["dur"]
         if begin > covered:
             gaps.append(begin - covered)
         busy += max(0.0, end - max(begin, covered))
         covered = max(covered, end)
     first_launch = min((r["ts"] for r in launches), default=None)
     latency = start - first_launch if first_launch is not None and first_launch <= start else None
-    return {"span_us": covered - start, "busy_us": busy, "gaps_us": gaps, "first_launch_us": latency}
+    return {"span_us": covered, "busy_us": busy, "gaps_us": gaps, "first_launch_us": latency}
 
 
 def _label(record: dict) -> str:
