@@ -25,12 +25,6 @@ _spec.loader.exec_module(sva)
 PAIRS = sva.shipped_pairs()
 SEED = 11
 EXTRA = ["--no-bench", "--timeout", "5", "--compile-timeout", "60"]
-# Solutions whose result depends on what the machine has left, not on how the judge runs: they allocate
-# until something refuses (the allocator or the kernel), and where that happens moves with the memory
-# other processes hold.  Their verdicts must still agree; their messages may name another allocation.
-EXHAUSTING = {"tests/solutions/abuse_gpu_memory.py", "tests/solutions/abuse_host_memory.py"}
-
-
 @pytest.fixture(scope="module")
 def server():
     with tempfile.TemporaryDirectory(prefix="served-vs-alone-") as base:
@@ -57,10 +51,6 @@ def test_served_is_alone(pair, server):
     alone_env, running = server
     outcome = sva.judge_pair(pair, SEED, alone_env, running, EXTRA)
     assert not outcome.served_ok, outcome.served_ok
-    if pair.solution in EXHAUSTING:
-        assert outcome.codes[0] == outcome.codes[1]
-        assert outcome.alone.get("verdict") == outcome.served.get("verdict")
-        assert [t["verdict"] for t in outcome.alone.get("tests", [])] == \
-               [t["verdict"] for t in outcome.served.get("tests", [])]
-        return
-    assert not outcome.diffs, "\n".join(outcome.diffs[:20])
+    # the same document but for times; for a solution that differs from itself alone (a race it sets up,
+    # memory it exhausts), the same exit status and verdict
+    assert outcome.same, "\n".join(outcome.diffs[:20])
