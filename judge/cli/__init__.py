@@ -23,6 +23,7 @@ from judge.cli import history as _history  # noqa: F401 - registers leaderboard 
 from judge.cli import server as _server  # noqa: F401 - registers server start/stop/status
 from judge.cli import ui as _ui  # noqa: F401 - registers ui (the browser workspace; its extra is optional)
 from judge.cli import profile as _profile  # noqa: F401 - registers profile (judge/judging/profile.py)
+from judge.cli import doctor as _doctor  # noqa: F401 - registers doctor
 
 main = main_group
 
