@@ -28,6 +28,7 @@ import torch
 
 from judge.challenge import expr
 from judge.challenge.cases import call_seed, describe, generate_cases, limits_for
+from judge.challenge.exact_math import exact_math
 from judge.judging.checks import compare_output
 from judge.judging.reference import Reference
 from judge.challenge.spec import Spec, Tensor, load_specs
@@ -259,7 +260,7 @@ def _call(spec: Spec, reference: Reference, args: list, dtype=None) -> dict:
             if dtype is not None and value.dtype.is_floating_point:
                 value = value.to(dtype)
         work.append(value)
-    with torch.no_grad():
+    with torch.no_grad(), exact_math():
         reference.function(*work)
     return {p.name: work[i] for i, p in enumerate(spec.parameters) if isinstance(p, Tensor) and p.role != "in"}
 

@@ -30,6 +30,7 @@ from torch.overrides import TorchFunctionMode
 
 from judge.base import signals
 from judge.challenge.cases import Case
+from judge.challenge.exact_math import exact_math
 from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
 from judge.challenge.shipped_module import ModuleError, describe, tensors
 from judge.challenge.spec_model import DIFFICULTIES, Module, ReferenceError_, Spec, SpecError, Tensor, Tolerance
@@ -507,7 +508,7 @@ def expected_outputs(instance, case: ShippedCase, file: str = "") -> dict[str, t
     work = {name: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v) if isinstance(v, nn.Module) else v
             for name, v in case.arguments.items()}
     try:
-        with torch.no_grad():
+        with torch.no_grad(), exact_math():  # cuDNN's TF32 convolutions made the reference the inexact one
             instance.reference_impl(**work)
     except BaseException as exc:  # noqa: BLE001 - the challenge's bug, reported as such
         _stop_passes(exc)

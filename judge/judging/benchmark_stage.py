@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from judge.challenge.exact_math import exact_statements
 from judge.challenge.shipped import request_payload
 from judge.judging.bench_context import BenchContext, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming, TimedRun, TorchTiming
@@ -279,7 +280,10 @@ def baseline_reads(spec) -> tuple[str, ...]:
 
 def baseline_file(spec, directory: str) -> str:
     path = Path(directory) / f"torch_{spec.name}.py"
-    path.write_text("import math\nimport torch\n\n" + spec.baseline_code + "\n\nsolve = baseline\n")
+    # The baseline computes in exact fp32, as the judge's reference does (exact_math.py): its time is
+    # that of an answer the judge accepts (cuDNN's default TF32 convolution is not one).
+    path.write_text("import math\nimport torch\n\n" + spec.baseline_code + "\n\n\ndef solve(*args):\n"
+                    + exact_statements() + "    return baseline(*args)\n")
     return str(path)
 
 
