@@ -25,7 +25,7 @@ import torch
 from judge.challenge.spec import Tolerance
 
 __all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "tf32_explains_all", "tf32_input", "to_tf32",
-           "errors_against"]
+           "errors_against", "failed_alike"]
 
 
 @dataclass
@@ -166,6 +166,14 @@ def _tail_note(unwritten: torch.Tensor) -> list[str]:
         return []
     return [f"the unwritten elements are {where}: does the grid cover the last partial block "
             "(triton.cdiv(n, BLOCK) programs, each store masked)?"]
+
+
+def failed_alike(first: list[Mismatch], again: list[Mismatch]) -> bool:
+    """Whether two calls on the same inputs failed in the same way: the same outputs failed, each in the same
+    elements (``Mismatch.same_failure``).  A call that passed (``again`` all ok) did not fail alike."""
+    first_bad = {m.name: m for m in first if not m.ok and not m.modified_input}
+    again_bad = {m.name: m for m in again if not m.ok and not m.modified_input}
+    return first_bad.keys() == again_bad.keys() and all(m.same_failure(again_bad[n]) for n, m in first_bad.items())
 
 
 def errors_against(got: torch.Tensor, truth: torch.Tensor, atol: float, rtol: float) -> tuple[float, float]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ORDER", "OrderCheck", "of_reference_order"]
+__all__ = ["ORDER", "OrderCheck", "of_reference_order", "order_note"]
 
 ORDER = 10.0
 
@@ -51,23 +51,28 @@ class OrderCheck:
     def accepted(self) -> bool:
         return of_reference_order(self.solution_units, self.solution_abs, self.reference_abs)
 
-    def note(self, atol: float, rtol: float, where: str) -> str:
-        """What the run's notes say when ``accepted``."""
-        return (f"LeetGPU's tolerance, not an error of your algorithm's order: on {where}, {self.bad} of "
-                f"{self.total} elements of '{self.name}' are outside atol={atol:g}, rtol={rtol:g} of "
-                f"reference_impl's float32 answer, but against reference_impl run in float64 {self._errors()}: "
-                f"your error is of the reference's order (within the tolerance of the float64 answer, or at most "
-                f"{ORDER:g} times the reference's largest error), so the judge accepts it. LeetGPU's checker "
-                "compares with the float32 answer and may reject it on some inputs")
-
     def why_not(self) -> str:
         """What a rejection's message adds when the float64 run shows an error of a larger order."""
-        return (f"against reference_impl run in float64, {self._errors()}: an error of a larger order than the "
+        return (f"against reference_impl run in float64, {self.errors()}: an error of a larger order than the "
                 "reference's own rounding")
 
-    def _errors(self) -> str:
+    def errors(self) -> str:
         return (f"your largest error is {self.solution_abs:.3g} ({_units(self.solution_units)} the tolerance) and "
                 f"the reference's own float32 answer's {self.reference_abs:.3g} ({_units(self.reference_units)})")
+
+
+def order_note(atol: float, rtol: float, found: list[tuple[str, OrderCheck]]) -> str:
+    """The run's note on the outputs it accepted although the tolerance rejected them: ``found`` is (where,
+    check) for each, in order (``where``: "functional-3", "timed calls of the performance test")."""
+    where = list(dict.fromkeys(w for w, _ in found))
+    worst_where, worst = max(found, key=lambda item: item[1].solution_abs / max(item[1].reference_abs, 1e-300))
+    places = ", ".join(where[:5]) + (f" and {len(where) - 5} more" if len(where) > 5 else "")
+    return (f"LeetGPU's tolerance, not an error of your algorithm's order: on {places}, some elements of "
+            f"'{worst.name}' are outside atol={atol:g}, rtol={rtol:g} of reference_impl's float32 answer, but "
+            f"against reference_impl run in float64 (on {worst_where}: {worst.bad} of {worst.total} elements "
+            f"outside) {worst.errors()}: your error is of the reference's order (within the tolerance of the "
+            f"float64 answer, or at most {ORDER:g} times the reference's largest error), so the judge accepts it. "
+            "LeetGPU's own checker compares with the float32 answer and may reject this solution on some inputs")
 
 
 def of_reference_order(solution_units: float, solution_abs: float, reference_abs: float) -> bool:

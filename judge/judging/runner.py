@@ -25,7 +25,8 @@ from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
 from judge.challenge.spec import Spec
-from judge.judging.failures import headline
+from judge.judging.checks import failed_alike
+from judge.judging.failures import NONDETERMINISTIC, headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.base.trace import mark
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -219,6 +220,7 @@ class Runner:
         self.first_call = True
         self.zero_outputs = False  # the next calls' outputs start at zero, not poison (diagnose_uninitialised)
         self.last_got: dict | None = None  # the last reply's tensors (check_reply)
+        self.last_problems: list = []  # the last checked call's failed outputs (diagnose_nondeterminism)
         self.shrunk = False
         self.worker_deaths = 0
         self.cuda_calls: set[str] = set()  # CPU mode: the torch.cuda functions the solution called (its note)
@@ -427,8 +429,10 @@ class Runner:
             if outcome.verdict in (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR) and not self.shrunk:
                 self.shrunk = True  # one search per run: the first failure is the one reported
                 if outcome.verdict == Verdict.WRONG_ANSWER:
+                    self.diagnose_nondeterminism(case, outcome)
                     self.diagnose_uninitialised(case, outcome)
-                self.search_smaller(case, outcome)
+                if not outcome.details.get("nondeterministic"):  # a size that fails by chance is no smaller example
+                    self.search_smaller(case, outcome)
             self.result.tests.append(outcome)
             self.events.case_finished(outcome)
             if outcome.verdict == Verdict.TIME_LIMIT_EXCEEDED:
@@ -437,6 +441,19 @@ class Runner:
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 self.skip_rest(cases[index + 1:], f"not run after {self.worker_deaths} deaths of the solution's process")
                 return
+
+    def diagnose_nondeterminism(self, case: Case, outcome: CaseResult) -> None:
+        """Run the failed case again on the same inputs (the same seed, or the same shipped tensors): an answer
+        that passes, or fails in other elements, names a race or undefined behaviour.  The verdict stays."""
+        first = self.last_problems
+        if not first:  # not a failed check (a verdict the worker reported): nothing to compare with
+            return
+        again = self.run_case(case)
+        if again.verdict == Verdict.WRONG_ANSWER and failed_alike(first, self.last_problems):
+            return
+        if again.verdict in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):  # a crash or a time-out says nothing here
+            outcome.message = f"{NONDETERMINISTIC}\n{outcome.message}"
+            outcome.details["nondeterministic"] = True
 
     def diagnose_uninitialised(self, case: Case, outcome: CaseResult) -> None:
         """Does the failed case pass when its outputs start at zero instead of poison?  Then the kernel
@@ -460,6 +477,7 @@ class Runner:
         """Run solve() once on ``case`` and check everything it returned."""
         seed = call_seed(self.seed, case.name, call_index)
         first, started = self.first_call, time.perf_counter()
+        self.last_problems = []
         try:
             self.ensure_worker()
             header, blobs = self.call_worker(case, seed)
@@ -485,6 +503,7 @@ class Runner:
                               header.get("time_ms"))
         try:
             problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
+            self.last_problems = problems
         except BadReply as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}")
         except JudgeOutOfMemory as exc:

@@ -26,7 +26,7 @@ from judge.challenge.spec import Tensor
 from judge.challenge.spec_model import Module, ReferenceError_
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input, errors_against
-from judge.judging.error_order import OrderCheck
+from judge.judging.error_order import OrderCheck, order_note
 from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
@@ -51,7 +51,7 @@ class ShippedReference:
         self.benchmark: ShippedCase | None = None
         self._expected: dict[str, dict] = {}
         self._truth: dict[str, dict | None] = {}  # reference_impl in float64, per test (``truth``)
-        self.order_notes: dict[str, str] = {}  # outputs LeetGPU's tolerance rejected but the judge accepted
+        self.accepted_by_order: list[tuple[str, OrderCheck]] = []  # LeetGPU's tolerance rejected, the judge did not
 
     def expected(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor]:
         """``reference_impl``'s outputs on the case, kept for the run (``keep``: a test's, not a timed call's)."""
@@ -113,8 +113,8 @@ class ShippedReference:
         if not order.accepted:
             found.notes.append(order.why_not())
             return found
-        where = f"the {case.name} test" if keep else "a timed call of the performance test"
-        self.order_notes.setdefault(f"{where}:{found.name}", order.note(tol.atol, tol.rtol, where))
+        where = case.name if keep else "timed calls of the performance test"
+        self.accepted_by_order.append((where, order))
         return Mismatch(found.name, True, total=found.total)
 
     def truth(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor] | None:
@@ -179,8 +179,9 @@ class ShippedRunner(Runner):
     def run(self):
         """The run, and a note for every output LeetGPU's tolerance alone rejected (ShippedReference.order_of)."""
         result = super().run()
-        if self.reference is not None:
-            result.notes.extend(self.reference.order_notes.values())
+        found = self.reference.accepted_by_order if self.reference is not None else []
+        if found:
+            result.notes.append(order_note(self.spec.tolerance.atol, self.spec.tolerance.rtol, found))
         return result
 
     def prepare(self) -> list[Case]:
