@@ -53,12 +53,27 @@ def judge_with_progress(spec, solution: str, early_worker, options):
                             f"'judge validate {spec.source}' checks a spec.") from None
 
 
+def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
+    """--sanitize in CPU mode or without compute-sanitizer: a usage error (exit 2) that says how to get it."""
+    if not sanitize:
+        return
+    from judge.judging.runner import Options, detect_mode
+    from judge.judging.sanitize import sanitize_problem
+
+    problem = sanitize_problem(detect_mode(Options(interpret=interpret))[0])
+    if problem:
+        raise UserError(problem)
+
+
 @main_group.command("run")
 @one_solution_options
 @history_options
+@click.option("--sanitize", is_flag=True,
+              help="After judging, run the failing case (else the largest test) once under NVIDIA's compute-sanitizer: "
+                   "memcheck, racecheck, initcheck and synccheck; GPU only (docs/accuracy.md).")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                db_path, no_history) -> None:
+                db_path, no_history, sanitize) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py).
 
@@ -70,6 +85,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     check_cuda_ready([solution], interpret)
+    check_sanitize_ready(sanitize, interpret)
     early = None
     try:
         # Before torch is imported below: the worker's imports and the judge's overlap.
@@ -77,7 +93,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
-            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel))
+            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, sanitize=sanitize))
     finally:
         if early is not None:
             early.stop()
@@ -88,7 +104,19 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         from judge.report.benchmark_table import render_benchmarks
 
         render_run(make_console(), result, render_benchmarks, max_failures)
+        if result.sanitizer is not None:
+            click.echo(sanitizer_text(result.sanitizer))
     mark("result written")
     if history_warning:
         click.echo(history_warning, err=True)
     sys.exit(exit_code_for(result.verdict))
+
+
+def sanitizer_text(runs: list[dict]) -> str:
+    """What --sanitize found, tool by tool (judging/sanitize.py)."""
+    if not runs:
+        return "compute-sanitizer: no test small enough to run under it (docs/accuracy.md)"
+    lines = [f"compute-sanitizer on {runs[0]['case']}:"]
+    for run in runs:
+        lines.append(run["report"] + (f" ({run['problem']})" if run["problem"] else ""))
+    return "\n".join(lines)

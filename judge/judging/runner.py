@@ -80,6 +80,7 @@ class Options:
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
     require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
+    sanitize: bool = False  # afterwards, the failing case under compute-sanitizer's tools (judging/sanitize.py)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -104,15 +105,19 @@ class RunResult:
     notes: list = field(default_factory=list)
     environment: dict = field(default_factory=dict)
     phases_s: dict = field(default_factory=dict)
+    sanitizer: list | None = None  # --sanitize: each tool's run (sanitize.SanitizerRun.as_dict)
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "verdict": self.verdict.value, "challenge": self.challenge, "solution": self.solution,
             "mode": self.mode, "seed": self.seed, "device": self.device, "message": self.message,
             "tests": [t.as_dict() for t in self.tests], "benchmarks": list(self.benchmarks),
             "notes": list(self.notes), "environment": dict(self.environment),
             "phases_s": {k: round(v, 3) for k, v in self.phases_s.items()},
         }
+        if self.sanitizer is not None:
+            out["sanitizer"] = list(self.sanitizer)
+        return out
 
 
 class Events:
@@ -251,9 +256,20 @@ class Runner:
                 self.run_benchmarks()
                 result.verdict = overall_verdict(result.tests + self.benchmark_failures())
         result.message = self.summary_message()
+        if self.options.sanitize and not self.interpret:
+            self.sanitize(cases)
         mark("judging ends")
         result.phases_s["total"] = time.perf_counter() - started
         return result
+
+    def sanitize(self, cases: list) -> None:
+        """The failing case (or the largest test) under each compute-sanitizer tool (judging/sanitize.py)."""
+        from judge.judging.sanitize import sanitize_run, user_files
+
+        started = time.perf_counter()
+        runs = sanitize_run(self, cases)
+        self.result.sanitizer = [run.as_dict(user_files(self.solution)) for run in runs]
+        self.result.phases_s["sanitize"] = time.perf_counter() - started
 
     def gpu_turn(self):
         """This GPU's lock while the run uses it (timing/contention.py): two judges of this host on one GPU
