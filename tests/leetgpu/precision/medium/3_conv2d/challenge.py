@@ -36,7 +36,7 @@ class Challenge(ChallengeBase):
         return self._test(3, 3, 2, 2)
 
     def generate_functional_test(self):
-        return [self._test(1, 1, 1, 1), self._test(5, 7, 3, 2), self._test(64, 48, 15, 15), self._test(300, 257, 7, 9)]
+        return [self._test(1, 1, 1, 1), self._test(5, 7, 3, 2), self._test(40, 33, 15, 15), self._test(70, 45, 7, 9)]
 
     def generate_performance_test(self):
         return self._test(3072, 3072, 15, 15)
