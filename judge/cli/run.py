@@ -71,9 +71,12 @@ def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
 @click.option("--sanitize", is_flag=True,
               help="After judging, run the failing case (else the largest test) once under NVIDIA's compute-sanitizer: "
                    "memcheck, racecheck, initcheck and synccheck; GPU only (docs/accuracy.md).")
+@click.option("--sanitize-tool", "sanitize_tools", multiple=True,
+              type=click.Choice(["memcheck", "racecheck", "initcheck", "synccheck"]),
+              help="Only this compute-sanitizer tool (repeatable); implies --sanitize.")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                db_path, no_history, sanitize) -> None:
+                db_path, no_history, sanitize, sanitize_tools) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py).
 
@@ -85,7 +88,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     check_cuda_ready([solution], interpret)
-    check_sanitize_ready(sanitize, interpret)
+    tools = tuple(sanitize_tools) or (("memcheck", "racecheck", "initcheck", "synccheck") if sanitize else ())
+    check_sanitize_ready(bool(tools), interpret)
     early = None
     try:
         # Before torch is imported below: the worker's imports and the judge's overlap.
@@ -93,7 +97,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
-            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, sanitize=sanitize))
+            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, sanitize=tools))
     finally:
         if early is not None:
             early.stop()

@@ -80,7 +80,7 @@ class Options:
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
     require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
-    sanitize: bool = False  # afterwards, the failing case under compute-sanitizer's tools (judging/sanitize.py)
+    sanitize: tuple = ()  # afterwards, the failing case under these compute-sanitizer tools (judging/sanitize.py)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -267,7 +267,7 @@ class Runner:
         from judge.judging.sanitize import sanitize_run, user_files
 
         started = time.perf_counter()
-        runs = sanitize_run(self, cases)
+        runs = sanitize_run(self, cases, self.options.sanitize)
         self.result.sanitizer = [run.as_dict(user_files(self.solution)) for run in runs]
         self.result.phases_s["sanitize"] = time.perf_counter() - started
 

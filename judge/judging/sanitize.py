@@ -44,6 +44,7 @@ __all__ = ["find_sanitizer", "sanitize_problem", "sanitize_run", "SanitizerRun",
 SANITIZE_ELEMENTS = 1 << 20
 CALL_TIMEOUT_S = 300.0  # one sanitized call, compiles included
 UNZONED_ENV = "JUDGE_WORKER_UNZONED"  # worker/guarded.py: tensors without guard zones, for memcheck
+KEEP_ENV = "JUDGE_SANITIZER_KEEP"  # a folder: each raw report is copied there
 HOW_TO_GET = ("compute-sanitizer ships with NVIDIA's CUDA toolkit, beside nvcc (<toolkit>/bin/compute-sanitizer; "
               "Debian/Ubuntu: the cuda-sanitizer-<version> package of NVIDIA's CUDA repository, or conda install "
               "-c nvidia cuda-sanitizer-api); put its folder on PATH or set CUDA_HOME to the toolkit")
@@ -82,10 +83,14 @@ class SanitizedWorker(Worker):
     """A worker process started by compute-sanitizer (never forked by the judge server: the sanitizer must
     start it), its report written to ``log``."""
 
-    def __init__(self, *args, sanitizer: str, tool: str, log: str, **kwargs):
+    def __init__(self, *args, sanitizer: str, tool: str, log: str, unsealed: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
-        self.sanitizer, self.tool, self.log = sanitizer, tool, log
+        self.sanitizer, self.tool, self.log, self.unsealed = sanitizer, tool, log, unsealed
         self.readable = (*self.readable, str(Path(sanitizer).resolve().parent))  # its library, loaded in the worker
+
+    def _policy(self) -> dict | None:
+        """The usual sandbox, or none (``unsealed``: the sanitizer could not work inside it; said in the report)."""
+        return None if self.unsealed else super()._policy()
 
     def _start_process(self, fds: list[int], output):
         env = self._environment()
@@ -167,12 +172,25 @@ def sanitize_run(runner, cases: list, tools=TOOLS) -> list[SanitizerRun]:
 
 
 def _one_tool(runner, case, sanitizer: str, tool: str) -> SanitizerRun:
+    """The tool's run in the worker's sandbox; once more without it when the sanitizer wrote nothing there (its
+    library could not work inside Landlock and seccomp), which the run's ``problem`` then says."""
+    run = _sanitized_call(runner, case, sanitizer, tool, unsealed=False)
+    if run.problem and not run.findings and not run.summary and not runner.options.untrusted:
+        first = run.problem.splitlines()[0]
+        run = _sanitized_call(runner, case, sanitizer, tool, unsealed=True)
+        run.problem = (f"{run.problem}; " if run.problem else "") + (
+            f"ran without the worker's sandbox (Landlock, seccomp): inside it, {first}")
+    return run
+
+
+def _sanitized_call(runner, case, sanitizer: str, tool: str, unsealed: bool) -> SanitizerRun:
     folder = tempfile.mkdtemp(prefix="judge-sanitizer-")  # the judge's: the worker cannot write here
     log = os.path.join(folder, "report.txt")
     started = time.perf_counter()
     run = SanitizerRun(tool, case.name, "")
     worker = SanitizedWorker(runner.solution, runner.spec, runner.device, runner.interpret, runner.options.worker_env,
-                             runner.options.limits, runner.options.untrusted, sanitizer=sanitizer, tool=tool, log=log)
+                             runner.options.limits, runner.options.untrusted, sanitizer=sanitizer, tool=tool, log=log,
+                             unsealed=unsealed)
     runner.stop_worker()
     try:
         worker.start(max(runner.options.compile_timeout, CALL_TIMEOUT_S))
@@ -186,6 +204,10 @@ def _one_tool(runner, case, sanitizer: str, tool: str) -> SanitizerRun:
         worker.stop()
         runner.worker = None
     text = Path(log).read_text(errors="replace") if os.path.exists(log) else ""
+    keep = os.environ.get(KEEP_ENV)
+    if keep:  # the raw reports, for the tests' recorded samples (scripts/exact39_gpu.sh) or a bug report
+        os.makedirs(keep, exist_ok=True)
+        Path(keep, f"{tool}_{Path(runner.solution).name}.txt").write_text(text)
     shutil.rmtree(folder, ignore_errors=True)
     run.findings, summaries = parse_report(text)
     run.summary = summary_line(summaries)

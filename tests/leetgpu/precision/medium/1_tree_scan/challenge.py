@@ -15,6 +15,7 @@ class Challenge(ChallengeBase):
     num_gpus = 1
 
     def reference_impl(self, input, output, N):
+        assert input.dtype == torch.float32  # as many of LeetGPU's do: the judge's float64 run leaves it out
         scan, step = input.clone(), 1
         while step < N:  # Hillis-Steele: log2(N) rounds of additions in the input's own precision
             scan = torch.cat([scan[:step], scan[step:] + scan[:-step]])
