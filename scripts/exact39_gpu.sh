@@ -35,11 +35,13 @@ for s in $STAGES; do
               'precision', torch.get_float32_matmul_precision())"
       } >> "$LOG" 2>&1
       export JUDGE_SANITIZER_KEEP="$OUT/raw"
-      for job in "matmul tests/solutions/matmul_racy.cu" "copy tests/solutions/copy_reads_past.cu" \
-                 "vector_add tests/solutions/vector_add_unmasked.py" "matmul solutions/matmul/tiled.cu"; do
+      for job in "matmul tests/solutions/matmul_racy.cu racecheck memcheck" \
+                 "copy tests/solutions/copy_reads_past.cu memcheck initcheck" \
+                 "vector_add tests/solutions/vector_add_unmasked.py memcheck synccheck"; do
         set -- $job
-        echo "--- judge run $1 $2 --sanitize" >> "$LOG"
-        timeout 240 $PY -m judge run "$1" "$2" --sanitize --no-bench --seed 1 --no-history >> "$LOG" 2>&1
+        echo "--- judge run $1 $2 --sanitize-tool $3 --sanitize-tool $4" >> "$LOG"
+        timeout 150 $PY -m judge run "$1" "$2" --sanitize-tool "$3" --sanitize-tool "$4" --no-bench --seed 1 \
+          --no-history >> "$LOG" 2>&1
         echo "exit $?" >> "$LOG"
       done
       unset JUDGE_SANITIZER_KEEP
