@@ -18,8 +18,10 @@ L=${1:?usage: bash scripts/exact39_gpu.sh LEETGPU_CHALLENGES [STAGE ...]}
 shift
 STAGES=${*:-probe tests cupti stability audit}
 OUT=${OUT:-./exact39-out}
+. scripts/gpu_setup.sh > "$OUT.setup.log" 2>&1  # the judge installed editable, the sandbox's wheels from .whl
 mkdir -p "$OUT"
-export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} JUDGE_SERVER=0
+mv "$OUT.setup.log" "$OUT/run.log"
+export JUDGE_SERVER=0
 PY=${PYTHON:-python3}
 LOG="$OUT/run.log"
 
