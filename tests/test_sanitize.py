@@ -42,7 +42,7 @@ def test_a_memcheck_report_is_cut_to_the_users_file_and_line():
 def test_an_older_racecheck_report_names_both_accesses_and_their_lines():
     findings, _ = parse_report(sample("synthetic_racecheck_old.txt"))
     (race,) = findings
-    assert race.headline == "Error: Race reported between Write access and Read access [2048 hazards]"
+    assert race.headline == "Error: Race reported between Write access and Read access" and race.hazards == 2048
     assert [(loc.line, loc.function.split("(")[0]) for loc in race.locations] == [(31, "matmul_tiled"), (24, "matmul_tiled")]
     text = format_findings("racecheck", findings, ("solution.cu",))  # a CUDA source compiled from a copy: by name
     assert "solution.cu:31 (matmul_tiled), solution.cu:24 (matmul_tiled): Error: Race reported" in text
@@ -54,6 +54,36 @@ def test_every_recorded_report_parses_to_findings_with_locations(name):
     findings, summaries = parse_report((SAMPLES / name).read_text())
     assert summaries, "no summary line"
     assert findings and all(f.locations for f in findings), [f.headline for f in findings]
+
+
+def test_recorded_memcheck_of_a_cuda_read_past_the_end_names_the_line_and_drops_what_followed():
+    """The H200's report: one invalid read at copy_reads_past.cu:9, then the CUDA calls that failed after memcheck
+    stopped the kernel ("Program hit cudaErrorLaunchFailure ..."), which are no findings of their own."""
+    findings, summaries = parse_report((SAMPLES / "recorded_memcheck_copy_reads_past.txt").read_text())
+    (read,) = findings
+    assert (read.locations[0].file, read.locations[0].line) == ("copy_reads_past.cu", 9)
+    assert "is 1 bytes after the nearest allocation" in read.text() and summaries == ["ERROR SUMMARY: 11 errors"]
+    assert format_findings("memcheck", findings, ("copy_reads_past.cu",)).startswith(
+        "memcheck: 1 finding(s) in your files\ncopy_reads_past.cu:9 (copy_reads_past): Invalid __global__ read")
+
+
+def test_recorded_memcheck_of_a_triton_kernel_counts_the_threads_alike_once():
+    findings, _ = parse_report((SAMPLES / "recorded_memcheck_vector_add_unmasked.txt").read_text())
+    assert len(findings) == 60 and {(f.locations[0].file, f.locations[0].line) for f in findings} == {
+        ("vector_add_unmasked.py", 11)}
+    text = format_findings("memcheck", findings, ("/somewhere/vector_add_unmasked.py", "vector_add_unmasked.py"))
+    assert "vector_add_unmasked.py:11 (add_unmasked): Invalid __global__ read of size 16 bytes" in text
+    assert "... and 59 more alike (other threads)" in text and text.count("Invalid __global__") == 1
+
+
+def test_recorded_racecheck_names_the_write_and_the_read_and_adds_up_the_hazards():
+    findings, summaries = parse_report((SAMPLES / "recorded_racecheck_matmul_racy.txt").read_text())
+    error, warning = findings
+    assert error.headline == "Error: Race reported between Write access and Read access" and error.hazards == 2081024
+    assert {loc.line for loc in error.locations} == {17, 19} and warning.headline.startswith("Warning: Race")
+    assert summaries == ["RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)"]
+    assert "matmul_racy.cu:17 (matmul_racy), matmul_racy.cu:19 (matmul_racy): Error: Race reported between Write " \
+           "access and Read access [2081024 hazards]" in format_findings("racecheck", findings, ("matmul_racy.cu",))
 
 
 def test_a_clean_report_says_no_errors_and_other_text_is_ignored():

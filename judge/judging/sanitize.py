@@ -105,8 +105,6 @@ class SanitizedWorker(Worker):
 def _tool_flags(tool: str) -> list[str]:
     if tool == "racecheck":
         return ["--racecheck-report", "analysis"]
-    if tool == "initcheck":
-        return ["--track-unused-memory", "no"]
     return ["--leak-check", "no"] if tool == "memcheck" else []
 
 

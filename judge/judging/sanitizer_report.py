@@ -34,6 +34,10 @@ _OLD = re.compile(r"(?:at|access at) 0x[0-9a-fA-F]+ in (?P<file>[^\s:]+):(?P<lin
 _SUMMARY = re.compile(r"^[A-Z ]*SUMMARY:")
 # Lines that are no finding, nor a detail of one: the banner, the host's call stack at the launch.
 _SKIP = ("COMPUTE-SANITIZER", "Saved host backtrace", "Host Frame", "Device Frame", "Target application")
+# What follows a kernel memcheck stopped: every later CUDA call fails ("Program hit cudaErrorLaunchFailure (error
+# 719) ... on CUDA API call to cudaDeviceSynchronize"), then the process ends in error.  Recorded on an H200.
+_CONSEQUENCES = ("Program hit cudaErrorLaunchFailure", "Error: process didn't terminate successfully")
+_ACCESS = re.compile(r"and (?P<what>\w+ access)(?: \[(?P<hazards>\d+) hazards?\])?")
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class Finding:
     headline: str
     locations: list[Location] = field(default_factory=list)
     details: list[str] = field(default_factory=list)
+    hazards: int = 0  # racecheck: the hazards its accesses add up to
+
+    def key(self) -> tuple:
+        """What findings alike share: 60 threads reading past the same array at the same line are one finding."""
+        return self.headline, tuple((loc.file, loc.line) for loc in self.locations)
 
     def in_files(self, files: tuple[str, ...]) -> bool:
         """Whether one of its locations is in one of ``files`` (absolute paths, or file names)."""
@@ -64,7 +73,8 @@ class Finding:
         mine = [loc for loc in self.locations if any(_same_file(loc.file, f) for f in files)]
         where = mine or self.locations
         places = ", ".join(dict.fromkeys(loc.short() for loc in where))
-        lines = [f"{places}: {self.headline}" if places else self.headline]
+        headline = self.headline + (f" [{self.hazards} hazards]" if self.hazards else "")
+        lines = [f"{places}: {headline}" if places else headline]
         lines += [f"  {d}" for d in self.details[:3]]
         return "\n".join(lines)
 
@@ -83,8 +93,8 @@ def parse_report(text: str) -> tuple[list[Finding], list[str]]:
             if line:
                 summaries.append(line)
             current = None
-        elif line.startswith(_SKIP):
-            continue
+        elif line.startswith(_SKIP) or line.startswith(_CONSEQUENCES):
+            current = None  # the API calls that failed after a kernel the tool stopped: not a finding of their own
         elif current is None or not body.startswith("    "):  # a headline: one space after the prefix
             current = Finding(_headline(line), _locations(line))
             findings.append(current)
@@ -92,8 +102,11 @@ def parse_report(text: str) -> tuple[list[Finding], list[str]]:
             found = _locations(line)
             current.locations += found
             rest = _headline(line) if found else line  # "at kernel+0x70" is said by its location
-            if rest.startswith("and ") and " access" in rest:  # racecheck's second: "and Read access [2 hazards]"
-                current.headline += " " + rest
+            access = _ACCESS.match(rest)  # racecheck's other accesses: "and Read access [2 hazards]", one a line
+            if access:
+                if " and " not in current.headline:
+                    current.headline += f" and {access['what']}"
+                current.hazards += int(access["hazards"] or 0)
             elif rest and not rest.startswith("at"):
                 current.details.append(rest)
     return findings, summaries
@@ -130,15 +143,21 @@ def summary_line(summaries: list[str]) -> str:
 
 
 def format_findings(tool: str, findings: list[Finding], files: tuple[str, ...], limit: int = 3) -> str:
-    """The report of one tool: its first ``limit`` findings in the user's files, and how many others."""
+    """The report of one tool: its first ``limit`` kinds of finding in the user's files (findings alike, the
+    same error at the same lines in other threads, counted once), and how many others."""
     mine = [f for f in findings if f.in_files(files)]
     others = len(findings) - len(mine)
     if not findings:
         return f"{tool}: no errors"
+    groups: dict[tuple, list[Finding]] = {}
+    for finding in mine:
+        groups.setdefault(finding.key(), []).append(finding)
     lines = [f"{tool}: {len(mine)} finding(s) in your files" + (f", {others} elsewhere" if others else "")]
-    lines += [f.text(files) for f in mine[:limit]]
-    if len(mine) > limit:
-        lines.append(f"... and {len(mine) - limit} more in your files")
+    for alike in list(groups.values())[:limit]:
+        text = alike[0].text(files)
+        lines.append(text if len(alike) == 1 else f"{text}\n  ... and {len(alike) - 1} more alike (other threads)")
+    if len(groups) > limit:
+        lines.append(f"... and {len(groups) - limit} more kinds in your files")
     if others and not mine:
         lines.append("in kernels that are not in your files (torch's, the judge's, or a library's): "
                      + "; ".join(dict.fromkeys(f.text().splitlines()[0] for f in findings[:limit])))
