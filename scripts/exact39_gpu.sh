@@ -9,7 +9,8 @@
 #              out-of-bounds test solutions, their raw reports kept (tests/sanitizer/recorded_* come from here)
 #   tests      pytest -m gpu tests/test_exact_gpu.py (exact conv accepted, --sanitize, CUPTI on the same calls)
 #   cupti      scripts/cupti_anchor.py: the shipped examples, CUPTI vs the judge vs do_bench
-#   stability  scripts/stability_gpu.py: honest blocked fp32 solutions over 20 seeds (3 judged end to end)
+#   stability  scripts/stability_gpu.py: honest blocked fp32 solutions over $SEEDS (20) seeds ($RUNS, 3, judged end
+#              to end), on LeetGPU's challenges and tests/leetgpu/precision's tree-ordered scan
 #   audit      scripts/reference_audit.py: every LeetGPU challenge and built-in spec, default/exact/float64
 # Results go to $OUT (default ./exact39-out): run.log (everything printed), the scripts' .md and .json files,
 # sanitizer_raw.txt.
@@ -54,10 +55,11 @@ for s in $STAGES; do
       timeout 400 $PY -m pytest -m gpu -q -p no:cacheprovider tests/test_exact_gpu.py >> "$LOG" 2>&1; echo "exit $?" >> "$LOG" ;;
     cupti)
       stage cupti
-      timeout 400 $PY scripts/cupti_anchor.py --out "$OUT" >> "$LOG" 2>&1; echo "exit $?" >> "$LOG" ;;
+      timeout 400 $PY scripts/cupti_anchor.py --out "$OUT" ${CUPTI_ARGS:-} >> "$LOG" 2>&1; echo "exit $?" >> "$LOG" ;;
     stability)
       stage stability
-      timeout 500 $PY scripts/stability_gpu.py "$L" --seeds 20 --runs 3 --out "$OUT" >> "$LOG" 2>&1; echo "exit $?" >> "$LOG" ;;
+      timeout 500 $PY scripts/stability_gpu.py "$L" tests/leetgpu/precision --seeds ${SEEDS:-20} --runs ${RUNS:-3} \
+        --out "$OUT" >> "$LOG" 2>&1; echo "exit $?" >> "$LOG" ;;
     audit)
       stage audit
       timeout 500 $PY scripts/reference_audit.py "$L" --out "$OUT" >> "$LOG" 2>&1; echo "exit $?" >> "$LOG" ;;

@@ -13,7 +13,7 @@ performance size (where LeetGPU's atol/rtol meet a long float32 accumulation):
 - with ``--runs K``, the first K seeds are also judged end to end (`judge run`'s judge_solution, benchmarks
   with verified timed calls, a short budget), whose verdict must be the same.
 
-    python scripts/stability_gpu.py CHECKOUT/challenges [--seeds 20] [--runs 3] [--out DIR]
+    python scripts/stability_gpu.py CHECKOUT/challenges [tests/leetgpu/precision] [--seeds 20] [--runs 3] [--out DIR]
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ PAIRS = [
     ("medium/50_rms_normalization", "rms_norm_blocked.py"),
     ("medium/113_layer_normalization", "layer_norm_rows.py"),
     ("medium/16_prefix_sum", "prefix_sum_half_inputs.py"),  # the control: a lower precision, rejected every time
+    # tests/leetgpu/precision as the checkout: a reference that scans in a float32 tree with LeetGPU's 1e-5
+    ("medium/1_tree_scan", "prefix_sum_blocked.py"),
 ]
 
 
@@ -130,7 +132,7 @@ def table(results: list[dict], device: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkout", help="a LeetGPU checkout's challenges/ folder")
+    parser.add_argument("checkout", nargs="+", help="a LeetGPU checkout's challenges/ folder (and tests/leetgpu/precision)")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--runs", type=int, default=0, help="judge the first K seeds end to end too")
     parser.add_argument("--out", default=".")
@@ -141,9 +143,10 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     results = []
     for challenge, solution in PAIRS:
-        if args.only not in challenge + solution:
+        folders = [Path(c) / challenge for c in args.checkout if (Path(c) / challenge).is_dir()]
+        if args.only not in challenge + solution or not folders:  # a pair of a checkout not given
             continue
-        folder, path = Path(args.checkout) / challenge, STABLE / solution
+        folder, path = folders[0], STABLE / solution
         spec, solve = load_folder(folder), load_solve(path)
         rows = [one_seed(spec, solve, seed, args.device) for seed in range(1, args.seeds + 1)]
         runs = [end_to_end(folder, path, seed) for seed in range(1, args.runs + 1)]

@@ -87,8 +87,8 @@ def _anchor():
 
 def test_the_judges_timed_call_agrees_with_cupti_on_the_same_calls():
     """The transpose example at 8192²: the judge's event time of each call against the duration CUPTI recorded
-    for the kernel that call launched; within 1 % plus the events' own front end (a one-element kernel's
-    event time less its CUPTI duration, a few µs: docs/timing.md)."""
+    for the kernel that call launched: within 1 %, plus the events' own front end, a near-constant 2.3-2.4 µs
+    on an H200 (docs/benchmarks.md, "Anchored to CUPTI"; at most 4 µs here)."""
     anchor = _anchor()
     spec = load_challenge("transpose")
     from judge.challenge.tensors import make_arguments
@@ -96,7 +96,6 @@ def test_the_judges_timed_call_agrees_with_cupti_on_the_same_calls():
     solve = anchor.load_solve(spec, ROOT / "solutions" / "transpose" / "tuned.py", "cuda")
     args = make_arguments(spec, {"rows": 8192, "cols": 8192}, 1, "cuda")
     measured = anchor.same_calls(solve, args, 50)
-    front = anchor.front_end_us(50)["front_end_us"] / 1e3
     event, cupti = statistics.median(measured["event_ms"]), statistics.median(measured["cupti_ms"])
-    assert measured["kernels_per_call"] == 1 and cupti > 0
-    assert cupti * 0.99 <= event <= cupti * 1.01 + max(front, 0.0), (event, cupti, front)
+    assert measured["kernels_per_call"] == 1 and cupti > 0, measured
+    assert cupti * 0.99 <= event <= cupti * 1.01 + 0.004, (event, cupti)
