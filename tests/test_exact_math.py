@@ -113,12 +113,12 @@ def test_the_torch_baseline_sets_the_switches_exact_in_every_call(tmp_path):
 
 
 # -- an answer of the reference's order -----------------------------------------------------------------------
-def test_an_error_within_the_tolerance_of_the_truth_or_ten_times_the_references_is_of_its_order():
+def test_an_error_within_the_tolerance_of_the_truth_or_thirty_times_the_references_is_of_its_order():
     assert of_reference_order(0.9, 5.0, 0.0)  # within the tolerance of the float64 answer
-    assert of_reference_order(40.0, 0.009, 0.001) and not of_reference_order(40.0, 0.011, 0.001)
+    assert of_reference_order(40.0, 0.029, 0.001) and not of_reference_order(40.0, 0.031, 0.001)
     assert not of_reference_order(2.0, 1e-3, 0.0)  # an exact reference: only the tolerance counts
     assert not of_reference_order(float("inf"), float("inf"), 1.0)  # a NaN or infinite element
-    assert ORDER == 10.0
+    assert ORDER == 30.0  # research/scan_order_sim.py: honest orders within 18x, half precision 63x and more
 
 
 def test_errors_are_measured_in_tolerances_and_absolutely():

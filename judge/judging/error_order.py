@@ -11,13 +11,15 @@ solution is **of the reference's order** when
 
 - it is within the challenge's own tolerance of the float64 answer (``err / (atol + rtol * |truth|)``
   at most 1 at every element), or
-- its largest absolute error is at most ``ORDER`` (10: an order of magnitude) times the reference's.
+- its largest absolute error is at most ``ORDER`` (30) times the reference's.
 
 The second measure is the largest error, not the largest error in units of the tolerance: near a zero
 of the output (a prefix sum crossing 0) the tolerance shrinks to ``atol`` and that ratio swings with
-whichever answer happens to round worse there.  Two honest float32 scan orders measured on the CPU
-(2 000 simulated runs, N = 1 000 ... 250 000) stay within 4.8x of each other's largest error, while one
-that reads its inputs in half precision is 650-1 500x further (docs/accuracy.md).
+whichever answer happens to round worse there.  The factor is measured (research/scan_order_sim.py, on
+the CPU with float32 arithmetic in a GPU's orders, LeetGPU's data, N = 1 000 ... 250 000): honest
+orders of a prefix sum (a tree scan; blocked scans of 256, 1 024 and 4 096) have largest errors up to
+18 times one another's, while the same blocked scan of inputs read in half precision is 63 to 2 500 times
+the worst honest order.  30 sits between the two.
 
 The judge then accepts the output, with a note that LeetGPU's tolerance, not the algorithm, rejected it
 (LeetGPU's own checker may still reject it on some inputs); otherwise the rejection stands and its
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 __all__ = ["ORDER", "OrderCheck", "of_reference_order", "order_note"]
 
-ORDER = 10.0
+ORDER = 30.0
 
 
 @dataclass(frozen=True)
