@@ -177,7 +177,8 @@ def anchor_one(challenge: str, solution: str, calls: int, budget: float) -> dict
     return {"challenge": challenge, "solution": solution, "size": bench.label(), "calls": len(measured["event_ms"]),
             "dropped": measured["dropped"], "kernels_per_call": measured["kernels_per_call"],
             "kernel_names": measured["kernel_names"], "attributed": measured["attributed"], "event_median_ms": event,
-            "cupti_correlated_median_ms": statistics.median(measured["cupti_correlated_ms"] or [0.0]), "cupti_median_ms": cupti,
+            "cupti_correlated_median_ms": statistics.median(measured["cupti_correlated_ms"] or [0.0]),
+            "cupti_median_ms": cupti,
             "same_calls_ratio": event / cupti if cupti else None, "same_calls_gap_us": (event - cupti) * 1e3,
             "judge_run_median_ms": run["median_ms"],
             "judge_run_calls": run["calls"], "judge_run_vs_cupti": run["median_ms"] / cupti if cupti else None,
@@ -189,7 +190,8 @@ def table(rows: list[dict], front: dict, device: str) -> str:
     lines = [f"CUPTI anchor on {device}, {time.strftime('%Y-%m-%d')} (`python scripts/cupti_anchor.py`); "
              f"front end of the events on a one-element kernel: {front['front_end_us']:.2f} µs "
              f"(event {front['event_us']:.2f} µs, CUPTI {front['cupti_us']:.2f} µs).", "",
-             "| example | size | kernels/call | CUPTI median (ms) | judge's events, same calls (ms) | ratio | gap (µs) | "
+             "| example | size | kernels/call | CUPTI median (ms) | judge's events, same calls (ms) | ratio | "
+             "gap (µs) | "
              "`judge run` median (ms) | run / CUPTI | do_bench (ms) | run / do_bench |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

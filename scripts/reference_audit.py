@@ -225,7 +225,8 @@ def main() -> int:
         if DEVICE.startswith("cuda"):
             torch.cuda.empty_cache()
         results[name]["seconds"] = round(time.perf_counter() - started, 2)
-        print(json.dumps({name: {"seconds": results[name]["seconds"], **{k: v for k, v in flagged(results[name]).items()}}}
+        worst = {"seconds": results[name]["seconds"], **flagged(results[name])}
+        print(json.dumps({name: worst}
                          if "error" not in results[name] else {name: results[name]}), flush=True)
     device = torch.cuda.get_device_name() if DEVICE.startswith("cuda") else "cpu"
     (out / "reference_audit.json").write_text(json.dumps({"device": device, "results": results}, indent=1))

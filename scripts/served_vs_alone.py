@@ -57,7 +57,12 @@ LEETGPU_EXAMPLES = {
     "41_simple_inference.py": ("easy/9_simple_inference", "easy/41_simple_inference"),
     "15_sorting.py": (None, "hard/15_sorting"), "22_gemm.py": (None, "medium/22_gemm"),
 }
-SPECIAL = {"reduce_sum_atomic_unzeroed.py": "reduce_sum"}  # (input, output, N) is the softmax's too
+SPECIAL = {"reduce_sum_atomic_unzeroed.py": "reduce_sum",  # (input, output, N) is the softmax's too
+           # issue 39's: tests/leetgpu/precision's challenges, and the CUDA ones' own challenges
+           "conv2d_fp32.py": "tests/leetgpu/precision/medium/3_conv2d",
+           "conv2d_fp32.cu": "tests/leetgpu/precision/medium/3_conv2d",
+           "writes_zeros.py": "tests/leetgpu/precision/easy/2_reads_flags", "vector_add_unmasked.py": "vector_add",
+           "matmul_racy.cu": "matmul", "copy_reads_past.cu": "copy"}
 UNTIMED = ("time_ms", "phases_s", "median_ms", "min_ms", "max_ms", "ci_ms", "samples_ms", "calls", "gbps",
            "tflops", "percent_of_peak", "torch_ms", "vs_torch", "mean_ms", "stdev_ms", "samples", "times_ms")
 

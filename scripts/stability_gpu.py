@@ -1,6 +1,6 @@
 """Same solution, same verdict (issue 39): honest blocked fp32 solutions judged over many seeds, on a GPU.
 
-For each (LeetGPU challenge, solution in tests/solutions/stable/) and each seed 1..N, at the challenge's
+For each (LeetGPU challenge, solution in tests/leetgpu/precision/solutions/) and each seed 1..N, at the challenge's
 performance size (where LeetGPU's atol/rtol meet a long float32 accumulation):
 
 - the performance test is drawn by the challenge's generator from that seed, the solution runs in this
@@ -37,7 +37,7 @@ from judge.judging.dispatch import judge_solution  # noqa: E402
 from judge.judging.runner import Options  # noqa: E402
 from judge.judging.shipped_runner import ShippedReference  # noqa: E402
 
-STABLE = ROOT / "tests" / "solutions" / "stable"
+STABLE = ROOT / "tests" / "leetgpu" / "precision" / "solutions"
 PAIRS = [
     ("medium/16_prefix_sum", "prefix_sum_blocked.py"),
     ("medium/4_reduction", "reduction_blocked.py"),
@@ -132,7 +132,8 @@ def table(results: list[dict], device: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkout", nargs="+", help="a LeetGPU checkout's challenges/ folder (and tests/leetgpu/precision)")
+    parser.add_argument("checkout", nargs="+",
+                        help="a LeetGPU checkout's challenges/ folder (and tests/leetgpu/precision)")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--runs", type=int, default=0, help="judge the first K seeds end to end too")
     parser.add_argument("--out", default=".")

@@ -43,7 +43,7 @@ def test_cudnn_under_torchs_defaults_is_the_inexact_reference_of_a_conv():
 
 
 @needs_nvcc
-@pytest.mark.parametrize("solution", ["leetgpu_conv2d.cu", "leetgpu_conv2d.py"])
+@pytest.mark.parametrize("solution", ["conv2d_fp32.cu", "conv2d_fp32.py"])
 def test_an_exact_fp32_convolution_is_accepted(solution):
     result = judge_solution(load_folder(CONV), str(SOLUTIONS / solution), Options(seed=1, bench_budget_s=0.5))
     assert result.verdict == Verdict.ACCEPTED, result.message

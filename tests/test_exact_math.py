@@ -24,7 +24,7 @@ from judge.judging.verdict import Verdict
 from conftest import ROOT, SOLUTIONS
 
 PRECISION = ROOT / "tests" / "leetgpu" / "precision"
-STABLE = SOLUTIONS / "stable"
+STABLE = PRECISION / "solutions"
 READS_FLAGS = """
 name: reads_flags
 parameters:
@@ -157,8 +157,8 @@ def test_an_honest_blocked_scan_is_accepted_with_a_note_where_the_tolerance_alon
 @pytest.mark.slow
 def test_a_leetgpu_reference_judged_in_exact_arithmetic_accepts_the_exact_answer():
     spec = load_folder(PRECISION / "easy" / "2_reads_flags")
-    result = judge_solution(spec, str(SOLUTIONS / "leetgpu_writes_zeros.py"), Options(seed=1, interpret=True))
+    result = judge_solution(spec, str(SOLUTIONS / "writes_zeros.py"), Options(seed=1, interpret=True))
     assert result.verdict == Verdict.ACCEPTED, result.message
     conv = load_folder(PRECISION / "medium" / "3_conv2d")
-    result = judge_solution(conv, str(SOLUTIONS / "leetgpu_conv2d.py"), Options(seed=1, interpret=True))
+    result = judge_solution(conv, str(SOLUTIONS / "conv2d_fp32.py"), Options(seed=1, interpret=True))
     assert result.verdict == Verdict.ACCEPTED, result.message

@@ -59,7 +59,8 @@ def find_sanitizer(environ=None) -> str | None:
     nvcc = find_nvcc(environ)
     if nvcc:
         candidates.append(os.path.join(os.path.dirname(nvcc), "compute-sanitizer"))
-        candidates.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "compute-sanitizer", "compute-sanitizer"))
+        toolkit = os.path.dirname(os.path.dirname(nvcc))
+        candidates.append(os.path.join(toolkit, "compute-sanitizer", "compute-sanitizer"))
     candidates.append("/usr/local/cuda/bin/compute-sanitizer")
     for candidate in candidates:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
