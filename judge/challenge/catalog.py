@@ -171,10 +171,19 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
 
 
 def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:
-    """The spec of a challenge name, a spec path or a LeetGPU challenge folder (one that
-    holds ``challenge.py``: judge/challenge/leetgpu.py); raises SpecError, UnknownChallenge,
-    ChallengeConflict.  ``judge run``, ``rank``, ``grade`` and ``watch`` resolve challenges here."""
+    """The spec of a challenge name, a spec path, a LeetGPU challenge folder (one that
+    holds ``challenge.py``: judge/challenge/leetgpu.py) or a KernelBench problem file
+    (judge/challenge/kernelbench.py); raises SpecError, UnknownChallenge, ChallengeConflict.
+    ``judge run``, ``rank``, ``grade`` and ``watch`` resolve challenges here."""
     path = Path(name_or_path)
+    if path.suffix == ".py" and path.name != "challenge.py" and path.is_file():
+        from judge.challenge.kernelbench import load_problem  # a KernelBench problem, or why the file is none
+
+        return load_problem(path)
+    if path.is_dir() and not (path / "challenge.py").is_file():
+        from judge.challenge.kernelbench import kernelbench_folder_hint
+
+        kernelbench_folder_hint(path)  # a KernelBench folder: an error that names one of its problems
     if path.is_dir() or (path.name == "challenge.py" and path.is_file()):
         from judge.challenge.leetgpu import load_folder  # a LeetGPU challenge, or an error saying what it lacks
 
