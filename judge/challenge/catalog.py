@@ -164,7 +164,13 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
         if not file.exists() and not Path(name_or_path.rsplit("#", 1)[0]).exists():
             raise UnknownChallenge(f"no such spec file: {name_or_path}")
         return file
-    entry = _find_entry(name_or_path, search)
+    try:
+        entry = _find_entry(name_or_path, search)
+    except UnknownChallenge:
+        problem = _kernelbench_problem(name_or_path, search)  # a KernelBench problem in a user folder, by name
+        if problem is None:
+            raise
+        return problem
     if entry.spec is not None and entry.spec.variant_of:
         return Path(entry.spec.source)
     return entry.path
@@ -190,10 +196,33 @@ def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:
         return load_folder(path if path.is_dir() else path.parent)
     if is_spec_path(name_or_path):
         return load_spec(find_spec_path(name_or_path))
-    entry = _find_entry(name_or_path, search)
+    try:
+        entry = _find_entry(name_or_path, search)
+    except UnknownChallenge:
+        problem = _kernelbench_problem(name_or_path, search)
+        if problem is None:
+            raise
+        from judge.challenge.kernelbench import load_problem
+
+        return load_problem(problem)
     if entry.error is not None:
         raise entry.error
     return entry.spec
+
+
+def _kernelbench_problem(name: str, search: SearchPath | None) -> Path | None:
+    """The KernelBench problem file ``<name>.py`` under the user's folders (--challenges-dir KernelBench/,
+    $JUDGE_CHALLENGES_PATH), so that ``judge grade --dir`` finds ``<who>/19_ReLU.py``'s problem; None when there
+    is none; ChallengeConflict when two folders (or levels) hold one of that name."""
+    from judge.challenge.kernelbench import is_problem_file
+
+    search = search or SearchPath.from_environment()
+    found = [p for folder in search.user_dirs for p in Path(folder).rglob("*.py")
+             if p.stem == name and is_problem_file(p)]
+    if len(found) > 1:
+        raise ChallengeConflict(f"KernelBench problem {name!r} is in more than one place: "
+                                f"{'; '.join(map(str, found))}; give the file's path")
+    return found[0] if found else None
 
 
 def list_challenges(search: SearchPath | None = None) -> list[tuple[Path, Spec | SpecError]]:

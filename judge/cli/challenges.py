@@ -39,9 +39,10 @@ def _list_kernelbench(folder: str) -> None:
     listed = list_problems(folder)
     console = make_console()
     console.print(kernelbench_table(console, listed))
-    runnable = sum(item.spec is not None for item in listed)
-    click.echo(f"{runnable} of {len(listed)} KernelBench problems load; judge one with: judge run "
-               f"{folder}/<file>.py solution.py (a solution defines class ModelNew)")
+    loaded = [item for item in listed if item.spec is not None]
+    example = loaded[0].path if loaded else f"{folder}/<level>/<problem>.py"
+    click.echo(f"{len(loaded)} of {len(listed)} KernelBench problems load; judge one with: judge run {example} "
+               "solution.py (a solution defines class ModelNew; 'judge init PROBLEM mine.py' writes one)")
 
 
 def _list_leetgpu(folder: str) -> None:

@@ -42,6 +42,8 @@ from judge.worker.kernelbench_model import forward_seed
 
 __all__ = ["KernelBenchRunner", "KernelBenchReference", "ConstantOutput", "compare_chunked", "CHUNK_ELEMENTS"]
 
+WEIGHTS_HINT = ("Model has weights, drawn under the run's seed as KernelBench draws them: ModelNew gets the same "
+                "values only where its constructor makes the same parameters (same shapes) in the same order")
 # Outputs are compared this many elements at a time: a 1.6 G-element output (level 1's ReLU) widened to float64
 # whole would need 13 GB per copy on the judge's GPU.
 CHUNK_ELEMENTS = 1 << 26
@@ -114,6 +116,7 @@ class KernelBenchReference:
         except (ProblemError, KernelBenchError) as exc:
             raise ReferenceError_(str(exc)) from None
         self.seen: list[_Seen] = []
+        self.weighted = isinstance(self.model, torch.nn.Module) and any(True for _ in self.model.parameters())
 
     def tensors(self, outputs_only: bool) -> list[tuple[str, str, tuple]]:
         """(name, dtype, shape) of each tensor a reply holds, in order: the inputs (a call's), then the outputs."""
@@ -228,6 +231,10 @@ class KernelBenchRunner(Runner):
     def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
         problems = super().check_reply(case, seed, header, blobs)
         self.reference.label(case.name)
+        if self.reference.weighted:
+            for m in problems:
+                if not m.ok and not m.modified_input and not isinstance(m, ConstantOutput) and WEIGHTS_HINT not in m.notes:
+                    m.notes.append(WEIGHTS_HINT)
         return problems
 
     def diagnose_uninitialised(self, case: Case, outcome) -> None:

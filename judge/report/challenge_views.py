@@ -82,12 +82,16 @@ def kernelbench_table(console, listed) -> Table:
         table.add_column(header)
     for item in listed:
         spec = item.spec
-        size = f"{spec.bytes_formula / 1e6:,.1f} MB" if spec is not None and spec.outputs else "?"
+        size = _megabytes(spec.bytes_formula) if spec is not None and spec.outputs else "?"
         status = f"[red]cannot run: {escape(item.problem)}[/]" if item.problem and not (spec and not spec.outputs) \
             else (f"[yellow]{escape(item.problem)}[/]" if item.problem else "ok")
         table.add_row(item.path.stem, escape(spec.title) if spec else "", spec.level if spec else "",
                       escape(spec.signature_text()) if spec else "", size, status)
     return table
+
+
+def _megabytes(nbytes: float) -> str:
+    return f"{nbytes / 1e6:,.1f} MB" if nbytes >= 1e5 else f"{nbytes / 1e3:,.1f} kB"
 
 
 def render_kernelbench(console, spec) -> None:
