@@ -126,12 +126,16 @@ def load_problem(path, runnable: bool = True) -> KernelBenchSpec:
 def with_signature(spec: KernelBenchSpec, problem: Problem, device: str, required: bool = True) -> KernelBenchSpec:
     """``spec`` with its parameters, tolerance, tests and bytes described at its sizes on ``device`` (the meta
     device: shapes only).  A forward that cannot run there leaves the outputs unknown (``required``: an error)."""
+    failures = (ProblemError, RuntimeError, NotImplementedError, TypeError, ValueError)
     try:
         inputs, outputs = describe(problem, device)
-    except (ProblemError, RuntimeError, NotImplementedError, TypeError, ValueError) as exc:
+    except failures as exc:
         if required and device != "meta":
             raise KernelBenchError(str(exc)) from None
-        inputs, outputs = describe_inputs(problem, device), []
+        try:  # the inputs alone (a forward the meta device cannot run is sized when the run starts)
+            inputs, outputs = describe_inputs(problem, device), []
+        except failures as again:
+            raise KernelBenchError(str(again)) from None
     constants = {**spec.constants, **spec.sizes_used}
     dtype = outputs[0].dtype if outputs else "float32"
     kind, tol = fmt.tolerance_for(dtype)

@@ -89,6 +89,7 @@ def compare_chunked(name: str, got: torch.Tensor, ref: torch.Tensor, tol: Tolera
         return compare_output(name, got, ref, tol)
     flat_got, flat_ref = got.reshape(-1), ref.reshape(-1)
     total = Mismatch(name, True, total=got.numel())
+    total.max_abs_err = total.max_rel_err = -1.0  # below any error: the chunks' finite maxima replace it
     for start in range(0, got.numel(), chunk):
         part = compare_output(name, flat_got[start:start + chunk], flat_ref[start:start + chunk], tol)
         if part.ok:
@@ -99,8 +100,11 @@ def compare_chunked(name: str, got: torch.Tensor, ref: torch.Tensor, tol: Tolera
             total.expected, total.got = part.expected, part.got
         total.ok = False
         total.bad += part.bad
-        total.max_abs_err = max(total.max_abs_err, part.max_abs_err)
-        total.max_rel_err = max(total.max_rel_err, part.max_rel_err)
+        if math.isfinite(part.max_abs_err):  # a chunk of NaN alone says inf: the whole's maxima are the finite ones
+            total.max_abs_err = max(total.max_abs_err, part.max_abs_err)
+            total.max_rel_err = max(total.max_rel_err, part.max_rel_err)
+    if total.max_abs_err < 0:
+        total.max_abs_err = total.max_rel_err = float("inf") if not total.ok else 0.0
     return total
 
 
