@@ -214,11 +214,11 @@ def _kernelbench_problem(name: str, search: SearchPath | None) -> Path | None:
     """The KernelBench problem file ``<name>.py`` under the user's folders (--challenges-dir KernelBench/,
     $JUDGE_CHALLENGES_PATH), so that ``judge grade --dir`` finds ``<who>/19_ReLU.py``'s problem; None when there
     is none; ChallengeConflict when two folders (or levels) hold one of that name."""
-    from judge.challenge.kernelbench import is_problem_file
+    from judge.challenge.kernelbench_format import is_problem_source  # pure: no torch to import for a name
 
     search = search or SearchPath.from_environment()
     found = [p for folder in search.user_dirs for p in Path(folder).rglob("*.py")
-             if p.stem == name and is_problem_file(p)]
+             if p.stem == name and p.is_file() and is_problem_source(p.read_text(encoding="utf-8", errors="replace"))]
     if len(found) > 1:
         raise ChallengeConflict(f"KernelBench problem {name!r} is in more than one place: "
                                 f"{'; '.join(map(str, found))}; give the file's path")

@@ -67,6 +67,12 @@ class KernelBenchSpec(Spec):
             raise KernelBenchError(str(exc)) from None
 
     @property
+    def floor_bytes(self) -> int:
+        """What the physical floor rests on (benchmark_stage.floor_cost): the outputs' bytes, which forward writes
+        into new tensors; not the inputs', which a solution need not all read (a triangular matmul reads half)."""
+        return sum(_nbytes(p) for p in self.outputs)
+
+    @property
     def outputs(self) -> list[Tensor]:
         return [p for p in self.parameters if isinstance(p, Tensor) and p.role == "out"]
 

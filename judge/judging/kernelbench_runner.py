@@ -241,6 +241,16 @@ class KernelBenchRunner(Runner):
                     m.notes.append(WEIGHTS_HINT)
         return problems
 
+    def run_benchmarks(self) -> None:
+        """The benchmark stage (the solution, then the problem's Model eager as the torch baseline); with
+        --torch-compile, then its Model under torch.compile, timed the same way."""
+        super().run_benchmarks()
+        if self.interpret or not self.options.benchmark or not self.options.torch_compile:
+            return
+        if self.timings and all(entry.accepted for entry in self.timings):
+            self.events.status("timing the torch.compile baseline")
+            self.result.notes.extend(time_compile_baseline(self))
+
     def diagnose_uninitialised(self, case: Case, outcome) -> None:
         """Nothing to diagnose: forward returns its outputs, none starts poisoned."""
 
@@ -326,3 +336,41 @@ def cpu_note(spec, budget: int, asked: bool) -> str:
     return (f"CPU mode (Triton interpreter): KernelBench's sizes are a GPU's, so its size constants were halved to "
             f"fit {why}: {changed} (--cpu-elements N to change; on a GPU they are as written); times are "
             "interpreter wall times")
+
+
+def time_compile_baseline(runner: KernelBenchRunner) -> list[str]:
+    """The problem's Model under torch.compile (inductor, default mode), timed like the eager baseline in a worker
+    of its own (cached per device, like it), beside each benchmark entry: ``torch_compile_median_ms``,
+    ``torch_compile_ci_ms``, ``speedup_vs_torch_compile``.  Returns the run's notes."""
+    from judge.challenge.kernelbench import baseline_source
+    from judge.judging import benchmark_stage as stage
+    from judge.timing.peaks import baseline_key, cached_baseline, store_baseline
+
+    spec = replace(runner.spec, baseline_code=baseline_source(runner.spec.text, runner.spec.source, "compile"))
+    ctx = replace(runner.bench_context(), spec=spec, baseline=None)
+    budget, notes, baseline = ctx.settings.budget_s, [], None
+    try:
+        for entry, case in zip(runner.result.benchmarks, runner.benchmark_cases()):
+            key = baseline_key(runner.result.environment, spec, case.params, budget)
+            summary = None if ctx.settings.remeasure_peaks else cached_baseline(key)
+            if summary is None:
+                if baseline is None:
+                    baseline = stage.BaselineWorker(ctx)
+                    baseline.ready(ctx.settings.compile_timeout)
+                if baseline.problem is not None:
+                    return [f"the torch.compile baseline could not be loaded: {str(baseline.problem).splitlines()[0]}"]
+                try:
+                    done = stage.timing_summary(stage.bench_case(ctx.calls, baseline.worker, case, check=False))
+                except stage.BenchFailure as exc:
+                    return [f"the torch.compile baseline failed: {exc.message.splitlines()[0]}"]
+                summary = {k: done[k] for k in ("median_ms", "ci_low_ms", "ci_high_ms", "calls")}
+                store_baseline(key, summary)
+            entry.update(torch_compile_median_ms=summary["median_ms"],
+                         torch_compile_ci_ms=[summary["ci_low_ms"], summary["ci_high_ms"]],
+                         speedup_vs_torch_compile=summary["median_ms"] / entry["median_ms"])
+            notes.append(f"{case.name}: torch.compile (inductor, default mode) {summary['median_ms']:.4g} ms; "
+                         f"the solution is {entry['speedup_vs_torch_compile']:.2f}x as fast")
+    finally:
+        if baseline is not None:
+            baseline.stop()
+    return notes
