@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kernelbench-gpu}
 KB=${JUDGE_KERNELBENCH:-.kernelbench}
 LEVEL=${KB_LEVEL:-1}
-PROBLEMS=${KB_PROBLEMS:-"19_ReLU 1_Square_matrix_multiplication_ 88_MinGPTNewGelu 95_CrossEntropyLoss"}
+PROBLEMS=${KB_PROBLEMS-"19_ReLU 1_Square_matrix_multiplication_ 88_MinGPTNewGelu 95_CrossEntropyLoss"}
 PY=${PYTHON:-python3}
 mkdir -p "$OUT"
 export JUDGE_SERVER=0 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" JUDGE_KERNELBENCH="$KB"
