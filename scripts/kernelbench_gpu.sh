@@ -7,7 +7,8 @@
 #
 # Knobs: OUT (the results' folder), KB_PROBLEMS (the judged problems), KB_ONLY (a regular expression: the
 # baselines' problems; empty: all of the level), KB_LEVEL (1), KB_TESTS=0 (skip pytest), KB_COMPILE=1 (also time
-# torch.compile for the judged problems).  Writes at most 6 files into OUT.
+# torch.compile for the judged problems), KB_PYTEST_K (pytest's -k), KB_BUDGET and KB_TRIALS (the baselines'
+# --budget and --kb-trials).  Writes at most 6 files into OUT.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kernelbench-gpu}
@@ -24,7 +25,8 @@ export JUDGE_SERVER=0 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" JUDGE_KERNELB
 } > "$OUT/environment.txt" 2>&1
 
 if [ "${KB_TESTS:-1}" != 0 ]; then
-  $PY -m pytest -q -m gpu tests/test_kernelbench_gpu.py -p no:cacheprovider > "$OUT/pytest.log" 2>&1
+  $PY -m pytest -q -m gpu tests/test_kernelbench_gpu.py -p no:cacheprovider ${KB_PYTEST_K:+-k "$KB_PYTEST_K"} \
+    > "$OUT/pytest.log" 2>&1
   echo "pytest exit $?" >> "$OUT/pytest.log"
 fi
 
@@ -58,5 +60,6 @@ done
 rm -f "$OUT/run.json" "$OUT/run.err"
 
 $PY scripts/kernelbench_baselines.py "$KB" --level "$LEVEL" ${KB_ONLY:+--only "$KB_ONLY"} \
+  --budget "${KB_BUDGET:-1.0}" --kb-trials "${KB_TRIALS:-20}" \
   --json "$OUT/baselines.json" --markdown "$OUT/baselines.md" > "$OUT/baselines.log" 2>&1
 echo "baselines exit $?" >> "$OUT/baselines.log"
