@@ -318,3 +318,14 @@ def test_grade_documents_carry_fast_p_for_kernelbench_entries():
     assert doc["kernelbench"]["submissions"]["alice"]["problems"] == 1  # the YAML challenge is no problem of it
     assert doc["kernelbench"]["submissions"]["alice"]["fast_2"] == 1.0
     json.dumps(doc)
+
+
+@pytest.mark.parametrize("text, language", [
+    ("import tilelang\nimport tilelang.language as T\n", "TileLang"),
+    ("import cutlass.cute as cute\n", "CuTe DSL"),
+    ('src = """\n#include "kittens.cuh"\n"""\n', "ThunderKittens"),
+])
+def test_kernelbench_s_other_languages_are_not_supported_yet(text, language):
+    from judge.base.languages import unsupported_language
+
+    assert f"{language}" in unsupported_language("sol.py", text) and "not supported yet" in unsupported_language("sol.py", text)
