@@ -329,3 +329,27 @@ def test_kernelbench_s_other_languages_are_not_supported_yet(text, language):
     from judge.base.languages import unsupported_language
 
     assert f"{language}" in unsupported_language("sol.py", text) and "not supported yet" in unsupported_language("sol.py", text)
+
+
+def test_judge_ui_lists_kernelbench_problems_and_opens_one(tmp_path):
+    """judge ui --kernelbench DIR: the problems in the catalogue, a problem's page (its code as the statement) and
+    its starter (Model renamed ModelNew)."""
+    pytest.importorskip("flask")
+    from judge.ui import guard
+    from judge.ui.app import Settings, create_app
+    from judge.ui.pages import Catalogue
+    from judge.ui.workspace import Workspace
+
+    settings = Settings(Workspace(tmp_path / "ws"), Catalogue(SearchPath(), (), [PROBLEMS]), port=8765, token="t",
+                        interpret=True, db_path=str(tmp_path / "history.db"))
+    client = create_app(settings).test_client()
+    client.environ_base["HTTP_X_JUDGE_TOKEN"] = "t"
+    base = "http://127.0.0.1:8765"
+    listed = {c["name"]: c for c in client.get("/api/challenges", base_url=base).get_json()["challenges"]}
+    assert listed["2_Linear"]["source"] == "KernelBench"
+    ref = listed["2_Linear"]["ref"]
+    page = client.get("/api/challenge", base_url=base, query_string={"ref": ref}).get_json()
+    assert "get_init_inputs" in page["statement_html"] and page["signature"].startswith("ModelNew(")
+    draft = client.get("/api/draft", base_url=base, query_string={"ref": ref, "file": "solution.py"}).get_json()
+    assert "class ModelNew" in draft["text"]
+    assert guard.TOKEN_HEADER

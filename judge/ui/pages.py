@@ -30,8 +30,9 @@ class CatalogueItem:
 class Catalogue:
     """The challenges the page may open; nothing else is ever loaded from what a page asks for."""
 
-    def __init__(self, search: SearchPath, leetgpu_dirs=()):
+    def __init__(self, search: SearchPath, leetgpu_dirs=(), kernelbench_dirs=()):
         self.search, self.leetgpu_dirs = search, tuple(Path(d) for d in leetgpu_dirs)
+        self.kernelbench_dirs = tuple(Path(d) for d in kernelbench_dirs)
         self._refs: frozenset = frozenset()
         self._folders: frozenset = frozenset()  # the refs that are LeetGPU folders' paths
 
@@ -41,6 +42,8 @@ class Catalogue:
         folders = []
         for root in self.leetgpu_dirs:
             folders += _leetgpu_items(root)
+        for root in self.kernelbench_dirs:
+            folders += _kernelbench_items(root)
         self._folders = frozenset(item.ref for item in folders) - {item.ref for item in items}
         items += folders
         self._refs = frozenset(item.ref for item in items)
@@ -85,6 +88,21 @@ def _leetgpu_items(root: Path) -> list[CatalogueItem]:
     return out
 
 
+def _kernelbench_items(root: Path) -> list[CatalogueItem]:
+    """The KernelBench problems under ``root`` that load (judge list FOLDER says why one does not)."""
+    from judge.challenge.kernelbench import list_problems
+
+    out = []
+    for listed in list_problems(root):
+        if listed.spec is None:
+            continue
+        spec = listed.spec
+        out.append(CatalogueItem(str(listed.path.resolve()), spec.name, spec.title, spec.level, "KernelBench",
+                                 spec.signature_text(), f"{spec.bytes_formula / 1e6:,.1f} MB a call", ("kernelbench",),
+                                 str(listed.path)))
+    return out
+
+
 def best_results(conn: sqlite3.Connection | None, names: list[str]) -> dict[str, dict]:
     """Per challenge name: the best GPU score (ms) of an accepted run, how many runs were accepted in CPU
     mode, and the latest verdict; names never run are left out."""
@@ -110,6 +128,8 @@ def challenge_page(spec) -> dict:
     page = Path(spec.source) / "challenge.html" if leetgpu else None
     if page is not None and page.is_file():
         statement, kind = leetgpu_statement_html(page.read_text(encoding="utf-8", errors="replace")), "html"
+    elif getattr(spec, "kernelbench", False):  # a KernelBench problem is its code
+        statement, kind = statement_html(f"```python\n{spec.statement}\n```"), "markdown"
     else:
         statement, kind = statement_html(spec.statement), "markdown"
     return {"name": spec.name, "title": spec.title, "difficulty": spec.difficulty, "source": str(spec.source),
@@ -120,7 +140,14 @@ LEETGPU_STARTERS = {".py": ("starter.triton.py", "starter.pytorch.py"), ".cu": (
 
 
 def starter_text(spec, suffix: str) -> str:
-    """What a new draft starts as: ``judge init``'s starter (a LeetGPU folder's own)."""
+    """What a new draft starts as: ``judge init``'s starter (a LeetGPU folder's own; a KernelBench problem's Model
+    renamed ModelNew, in a .py file whatever the language)."""
+    if getattr(spec, "kernelbench", False):
+        from judge.authoring.kernelbench_starter import kernelbench_starter
+
+        if suffix != ".py":
+            return "// a KernelBench solution is a .py file: CUDA C++ goes through torch's load_inline in it\n"
+        return kernelbench_starter(spec.text, spec.name, "triton")
     if getattr(spec, "shipped", False):
         for name in LEETGPU_STARTERS[suffix]:
             starter = Path(spec.source) / "starter" / name
