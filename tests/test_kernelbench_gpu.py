@@ -46,6 +46,14 @@ def test_a_triton_solution_is_accepted_and_timed_against_torch_eager():
     assert entry["verdict"] == "accepted" and entry["verified_calls"] >= 1 and entry["speedup_vs_torch"] > 0
 
 
+def test_the_torch_compile_baseline_is_timed_beside_eager():
+    result = judge(LEVEL1 / "1_Scaled_ReLU.py", SOLUTIONS / "scaled_relu_triton.py", torch_compile=True)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    entry = result.benchmarks[0]
+    assert entry["torch_compile_median_ms"] > 0 and entry["speedup_vs_torch_compile"] > 0, result.notes
+    assert any("torch.compile (inductor, default mode)" in note for note in result.notes)
+
+
 def test_a_load_inline_cuda_solution_builds_in_the_sandbox_and_is_accepted_twice():
     for _ in range(2):  # the second run loads the build the first left in the judge's cache
         result = judge(LEVEL1 / "1_Scaled_ReLU.py", SOLUTIONS / "scaled_relu_cuda.py", benchmark=False)
