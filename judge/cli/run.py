@@ -56,12 +56,9 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @main_group.command("run")
 @one_solution_options
 @history_options
-@click.option("--torch-compile", is_flag=True,
-              help="A KernelBench problem on a GPU: also time its Model under torch.compile (inductor, default "
-                   "mode; cached per device), the second baseline KernelBench publishes.")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                db_path, no_history, torch_compile) -> None:
+                torch_compile, db_path, no_history) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py); on a KernelBench problem file, SOLUTION defines class ModelNew.
 

@@ -1,5 +1,9 @@
-"""KernelBench level1/19_ReLU in CUDA C++ through load_inline: float4 loads and stores in a grid-stride loop, a
-scalar kernel for the tail (and for an input not 16-byte aligned), on torch's current stream."""
+# ReLU for KernelBench's level1/19_ReLU, in CUDA C++ through load_inline.
+#
+# Teaches: load_inline in the judge's sandbox (built once per source, then loaded from the cache), float4 loads
+# and stores in a grid-stride loop, a scalar kernel for the tail or an unaligned input, torch's current stream.
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/19_ReLU.py solutions/kernelbench/19_ReLU_cuda.py
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

@@ -1,4 +1,9 @@
-"""KernelBench level1/19_ReLU in Triton: one elementwise kernel, 64-bit offsets (its input holds 1.6 G elements)."""
+# ReLU for KernelBench's level1/19_ReLU, in Triton.
+#
+# Teaches: a KernelBench solution (class ModelNew, forward returns a new tensor) and 64-bit offsets, since the
+# input holds 1.6 G elements.
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/19_ReLU.py solutions/kernelbench/19_ReLU_triton.py
 import torch
 import torch.nn as nn
 import triton

@@ -1,6 +1,9 @@
-"""KernelBench level1/1_Square_matrix_multiplication_ in CUDA C++ through load_inline: the classic shared-memory
-tiled SGEMM (32 x 32 tiles, one output per thread, float32 accumulation).  Correct, and far from cuBLAS: a
-baseline to beat, and an honest number."""
+# C = A @ B for KernelBench's level1/1_Square_matrix_multiplication_, in CUDA C++ through load_inline.
+#
+# Teaches: the classic shared-memory tiled SGEMM (32 x 32 tiles, one output a thread): correct, and far from
+# cuBLAS; an honest baseline to beat.
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/1_Square_matrix_multiplication_.py solutions/kernelbench/1_Square_matrix_multiplication__cuda.py
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

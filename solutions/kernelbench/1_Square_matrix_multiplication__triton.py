@@ -1,5 +1,9 @@
-"""KernelBench level1/1_Square_matrix_multiplication_ in Triton: a tiled, autotuned matmul with tl.dot in
-"tf32x3" precision (three TF32 products: about float32's error, within KernelBench's 1e-4; plain TF32 is not)."""
+# C = A @ B for KernelBench's level1/1_Square_matrix_multiplication_, in Triton.
+#
+# Teaches: a tiled, autotuned matmul whose tl.dot runs in "tf32x3" precision: about float32's error, within
+# KernelBench's 1e-4 (plain TF32 is not).
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/1_Square_matrix_multiplication_.py solutions/kernelbench/1_Square_matrix_multiplication__triton.py
 import torch
 import torch.nn as nn
 import triton

@@ -1,4 +1,8 @@
-"""KernelBench level1/88_MinGPTNewGelu in CUDA C++ through load_inline: the tanh GELU, one thread an element."""
+# The tanh GELU of KernelBench's level1/88_MinGPTNewGelu, in CUDA C++ through load_inline.
+#
+# Teaches: the same chain in one CUDA kernel (tanhf), a grid-stride loop.
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/88_MinGPTNewGelu.py solutions/kernelbench/88_MinGPTNewGelu_cuda.py
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

@@ -1,4 +1,9 @@
-"""KernelBench level1/88_MinGPTNewGelu in Triton: the tanh GELU in one pass (tanh(u) = 2 sigmoid(2u) - 1)."""
+# The tanh GELU of KernelBench's level1/88_MinGPTNewGelu, in Triton.
+#
+# Teaches: one elementwise pass for a chain of torch ops, and tanh(u) = 2 sigmoid(2u) - 1 where Triton has no
+# tanh.
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/88_MinGPTNewGelu.py solutions/kernelbench/88_MinGPTNewGelu_triton.py
 import math
 
 import torch

@@ -1,5 +1,8 @@
-"""KernelBench level1/95_CrossEntropyLoss in CUDA C++ through load_inline: a block a row (256 threads: each
-thread's running log-sum-exp, then a shared-memory reduction), the row's loss into a buffer, torch's mean."""
+# Cross entropy for KernelBench's level1/95_CrossEntropyLoss, in CUDA C++ through load_inline.
+#
+# Teaches: a block a row, each thread's running log-sum-exp merged in shared memory.
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/95_CrossEntropyLoss.py solutions/kernelbench/95_CrossEntropyLoss_cuda.py
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline

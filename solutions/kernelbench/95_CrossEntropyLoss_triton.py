@@ -1,5 +1,9 @@
-"""KernelBench level1/95_CrossEntropyLoss in Triton: one program a row (log-sum-exp by blocks, with a running
-maximum), the row's loss into a buffer, then torch's mean of the losses."""
+# Cross entropy for KernelBench's level1/95_CrossEntropyLoss, in Triton.
+#
+# Teaches: a program a row with an online log-sum-exp (a running maximum), an int64 input, and torch for the
+# last mean (KernelBench allows torch calls).
+# Judge it with a checkout of github.com/ScalingIntelligence/KernelBench (docs/kernelbench.md):
+#   judge run KernelBench/KernelBench/level1/95_CrossEntropyLoss.py solutions/kernelbench/95_CrossEntropyLoss_triton.py
 import torch
 import torch.nn as nn
 import triton
