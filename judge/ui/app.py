@@ -124,6 +124,15 @@ def _api_routes(app: Flask, settings: Settings) -> None:
         return jsonify({"file": file, "path": str(draft.path), "text": draft.text, "mtime_ns": draft.mtime_ns,
                         "exists": True})
 
+    @app.get("/api/starter")
+    def starter():
+        """The starter of a draft file, whatever the draft holds now (the page's "Reset to starter")."""
+        spec = _spec_or_404(settings, request.args.get("ref", ""))
+        file = request.args.get("file", "")
+        with _workspace_errors():
+            settings.workspace.path_of(spec.name, file)  # a draft's name, as for the others
+        return jsonify({"file": file, "text": starter_text(spec, file)})
+
     @app.get("/api/draft/mtime")
     def draft_mtime():
         spec = _spec_or_404(settings, request.args.get("ref", ""))

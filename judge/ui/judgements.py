@@ -60,7 +60,7 @@ class Judgement:
         """What a page needs to follow this judgement (``/api/status``, a refused Run): which draft, since when."""
         with self.changed:
             return {"id": self.id, "ref": self.ref, "name": self.challenge, "file": self.file, "submit": self.submit,
-                    "started_at": self.started_at, "done": self.done, "path": self.solution}
+                    "started_at": self.started_at, "now": time.time(), "done": self.done, "path": self.solution}
 
     @property
     def source_hash(self) -> str | None:
@@ -95,6 +95,7 @@ class _Forwarded(Events):
         self.judgement.add("started", {
             "total": total_cases, "mode": result.mode, "device": result.device, "seed": result.seed,
             "server": forked.SERVER is not None, "submit": self.judgement.submit,
+            "started_at": self.judgement.started_at,
             # the limits the status line states: a call's own time, and loading plus compiling
             "call_timeout_s": self.options.call_timeout(result.mode == "interpret"),
             "compile_timeout_s": self.options.compile_timeout})
