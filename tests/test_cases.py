@@ -104,3 +104,18 @@ def test_shrink_respects_its_budget():
 def test_shrink_keeps_the_original_when_nothing_smaller_fails():
     smallest, _ = shrink(TRANSPOSE, {"rows": 4, "cols": 4}, lambda p: False, budget=50)
     assert smallest == {"rows": 4, "cols": 4}
+
+
+def test_every_seed_gives_the_same_case_names():
+    """A random draw that repeats an edge, explicit or earlier random size is drawn again rather than
+    dropped: `judge run` showed 17 tests one time and 18 the next ("random-2" missing, no note)."""
+    from judge.challenge.spec import load_spec as load
+
+    for path in sorted(CHALLENGES.glob("*.yaml")):
+        spec = load(path)
+        for interpret in (True, False):
+            names = {tuple(c.name for c in generate_cases(spec, seed, interpret)) for seed in range(300)}
+            assert len(names) == 1, (path.name, interpret, sorted(map(len, names)))
+            cases = generate_cases(spec, 7, interpret)
+            firsts = [tuple(c.params.values()) for c in cases if c.kind != "repeat"]
+            assert len(set(firsts)) == len(firsts)  # and still no size twice

@@ -200,10 +200,12 @@ def _wait_for(condition, timeout: float):
 
 @pytest.mark.slow
 def test_a_request_the_server_cannot_serve_runs_here(served):
-    moved = _judge(dict(served, PYTHONPATH=os.pathsep.join([str(ROOT), "/nonexistent"])),
-                   "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))
-    assert "judge server: not used (PYTHONPATH differs" in moved.stderr
+    env = dict(served, PYTHONPATH=os.pathsep.join([str(ROOT), "/nonexistent"]))
+    moved = _judge(env, "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))
+    assert "judge server" not in moved.stderr  # a refused command runs here as it would alone, saying nothing
     assert moved.returncode == 2 and "no_such_challenge" in moved.stderr  # and then judged here, as always
+    told = _judge(env, "--debug", "run", "no_such_challenge", str(SOLUTIONS / "transpose_ok.py"))
+    assert "judge server: not used (PYTHONPATH differs" in told.stderr and told.returncode == 2
 
 
 @pytest.mark.slow

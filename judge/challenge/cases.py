@@ -122,14 +122,15 @@ def _mid_edge(values: list[int]) -> int:
     return values[len(values) // 2]
 
 
-def _random_params(spec: Spec, limits: dict, rng: random.Random) -> dict | None:
-    """A log-uniform draw per dimension, so small and large sizes are both common."""
+def _random_params(spec: Spec, limits: dict, rng: random.Random, usable: Callable[[dict], bool]) -> dict | None:
+    """A log-uniform draw per dimension, so small and large sizes are both common; drawn again (up
+    to 200 times, from the same seeded stream) until ``usable`` takes it."""
     for _ in range(200):
         params = {}
         for name, (low, high) in limits.items():
             value = math.exp(rng.uniform(math.log(low), math.log(high + 1)))
             params[name] = max(low, min(high, int(value)))
-        if spec.satisfies(params):
+        if usable(params):
             return params
     return None
 
@@ -139,27 +140,48 @@ def generate_cases(spec: Spec, seed: int, interpret: bool, cpu_elements: int | N
 
     Edge profiles first (they find most bugs fastest), then ``spec.random_tests``
     seeded random draws, then the spec's explicit sizes, then two of those
-    sizes repeated with new values.  Sizes outside the CPU-mode caps (``cpu_caps``) are
-    dropped in interpret mode, but for explicit sizes within ``cpu_elements``; other
-    duplicates are dropped always.
+    sizes repeated with new input values.  Sizes outside the CPU-mode caps (``cpu_caps``) are
+    dropped in interpret mode, but for explicit sizes within ``cpu_elements``; an edge or
+    explicit size that repeats an earlier one is dropped (the same for every seed).  A random
+    draw that repeats an edge or explicit size, or one drawn before, is drawn again, so every
+    seed gives the same number of tests.
     """
     limits = limits_for(spec, interpret, cpu_elements)
+
+    def key(params: dict) -> tuple:
+        return tuple(params[n] for n in spec.sizes)
+
+    def usable(params: dict) -> bool:
+        return spec.satisfies(params) and _affordable(spec, params, interpret)
+
+    edges = _distinct([Case(f"edge-{i + 1}", "edge", p) for i, p in enumerate(_edge_profiles(limits))],
+                      usable, key, set())
+    explicit = _distinct([Case(t.name, "explicit", dict(t.params)) for t in spec.tests
+                          if not _skipped_in_cpu_mode(spec, t.params, limits, interpret, cpu_elements)],
+                         usable, key, {key(c.params) for c in edges})
+    taken = {key(c.params) for c in edges + explicit}
     rng = random.Random(seed)
-    candidates: list[Case] = [Case(f"edge-{i + 1}", "edge", p) for i, p in enumerate(_edge_profiles(limits))]
+    randoms = []
     for i in range(spec.random_tests):
-        params = _random_params(spec, limits, rng)
+        params = _random_params(spec, limits, rng, lambda p: usable(p) and key(p) not in taken)
         if params is not None:
-            candidates.append(Case(f"random-{i + 1}", "random", params))
-    candidates += [Case(t.name, "explicit", dict(t.params)) for t in spec.tests
-                   if not _skipped_in_cpu_mode(spec, t.params, limits, interpret, cpu_elements)]
-    cases, seen = [], set()
-    for case in candidates:
-        key = tuple(case.params[n] for n in spec.sizes)
-        if key in seen or not spec.satisfies(case.params) or not _affordable(spec, case.params, interpret):
-            continue
-        seen.add(key)
-        cases.append(case)
+            taken.add(key(params))
+            randoms.append(Case(f"random-{i + 1}", "random", params))
+    cases = edges + randoms + explicit
     return cases + _repeats(cases)
+
+
+def _distinct(candidates: list[Case], usable: Callable[[dict], bool], key: Callable[[dict], tuple],
+              seen: set) -> list[Case]:
+    """The candidates that are usable and whose size is not in ``seen`` nor an earlier candidate's."""
+    kept = []
+    for case in candidates:
+        k = key(case.params)
+        if k in seen or not usable(case.params):
+            continue
+        seen = seen | {k}
+        kept.append(case)
+    return kept
 
 
 def _repeats(cases: list[Case]) -> list[Case]:

@@ -1,7 +1,8 @@
-"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S [--stop-with PID] [--auto --lock-fd FD]``
+"""The server: ``python -m judge.daemon.daemon SOCKET IDLE_S [--interpret] [--stop-with PID] [--auto --lock-fd FD]``
 (``judge server start`` runs it, or a ``judge run`` that found none: judge/server/autostart.py).
 With ``--stop-with``, it stops as soon as process PID ends (a test session that started it);
-``--lock-fd`` is the start lock it was handed, let go once it listens.
+``--lock-fd`` is the start lock it was handed, let go once it listens.  ``--interpret``: it imports
+Triton for its interpreter (``TRITON_INTERPRET=1``), the mode of a machine with no GPU (``compat.triton_mode``).
 
 It imports what ``judge run`` and a worker import, then serves one Unix socket
 in a single thread (forking is only safe from a process with one thread):
@@ -11,7 +12,9 @@ in a single thread (forking is only safe from a process with one thread):
   line as ``judge`` would, ending with its exit status, which the server sends
   back.  A ``signal`` message from the client (its Ctrl-C) goes to the child's
   process group; a client that goes away gets the child interrupted, then killed.
-- ``worker``: fork a solution's worker for a command (judge/worker/forked.py):
+- ``worker``: fork a solution's worker for a command (judge/worker/forked.py), only for the Triton
+  mode the server imported (triton.language's own helpers are made for one mode when it is imported:
+  a compiled-mode ``tl.sum`` in an interpreted kernel fails):
   the child becomes ``python -m judge.worker`` on the descriptors sent, in its
   own process group; its exit status goes back on the same connection, and a
   command that goes away takes its workers with it.
@@ -56,8 +59,10 @@ class Child:
 
 
 class Server:
-    def __init__(self, path: Path, idle_s: float, stop_with: int | None = None, auto: bool = False):
+    def __init__(self, path: Path, idle_s: float, stop_with: int | None = None, auto: bool = False,
+                 interpret: bool = False):
         self.path, self.idle_s, self.auto = Path(path), idle_s, auto  # auto: a judge run started it
+        self.interpret = interpret  # Triton imported for its interpreter: the only workers it forks
         # The process whose end stops this server (the test session that started it), as (pid, start time):
         # a pid given to a new process later is not the same process.
         self.stop_with = None if stop_with is None else (stop_with, start_time(stop_with))
@@ -79,8 +84,13 @@ class Server:
 
     # -- life cycle ------------------------------------------------------------
     def prepare(self) -> None:
-        """Import what a command and a worker import, and let Triton hash its own sources
-        (the key of its cache, 0.4 s per process); nothing here touches the GPU."""
+        """Import what a command and a worker import, Triton in the server's mode (its ``jit`` decides
+        at import whether triton.language's helpers are interpreted), and in compiled mode let Triton
+        hash its own sources (the key of its cache, 0.4 s per process); nothing here touches the GPU."""
+        if self.interpret:
+            os.environ["TRITON_INTERPRET"] = "1"
+        else:
+            os.environ.pop("TRITON_INTERPRET", None)
         import judge.cli  # noqa: F401 - every command's module
         import judge.ranking.rank_runner  # noqa: F401
         import judge.judging.dispatch  # noqa: F401
@@ -91,7 +101,9 @@ class Server:
         from judge.watch import run_changes  # noqa: F401 - watch
         from judge.watch import file_watch  # noqa: F401
 
-        judge.worker.warm_kernel.hash_triton()  # the forked workers inherit it
+        if not self.interpret:
+            judge.worker.warm_kernel.hash_triton()  # the forked workers inherit it
+        os.environ.pop("TRITON_INTERPRET", None)  # read at import only; each child takes its client's environment
         import gc
 
         gc.collect()
@@ -286,9 +298,12 @@ class Server:
 
     def _worker(self, conn, request: dict, fds: list[int]) -> None:
         why = self._mismatch(request, ignore_paths=(compat.PACKAGE_ROOT,), worker=True)
+        if why is None:
+            why = compat.triton_mode_mismatch(self.interpret, request["env"])
         if why is None and len(fds) != len(request.get("fds", ())) + 1:
             why = "the request did not carry its descriptors"
         if why is not None:
+            log(f"refused a worker: {why}")
             self._refuse(conn, fds, why)
             return
         pid = self._fork(Become("worker", self._plain(request), fds), fds)
@@ -354,6 +369,7 @@ class Server:
                    for pid, c in self.children.items()]
         _reply(conn, {"pid": os.getpid(), "socket": str(self.path), "python": sys.executable,
                       "judge": compat.PACKAGE_ROOT, "torch": torch.__version__, "triton": triton.__version__,
+                      "triton_mode": "interpreter" if self.interpret else "compiled",
                       "started_at": self.started_at, "served": self.served, "idle_timeout_s": self.idle_s,
                       "stop_with": self.stop_with[0] if self.stop_with else None, "auto": self.auto,
                       "running": running, "fingerprint_ok": request.get("fingerprint") == self.fingerprint})
@@ -611,7 +627,8 @@ def main(argv: list[str]) -> int:
 
     keep_bytecode()
     args = _arguments(argv)
-    server = Server(Path(args.socket), args.idle_s, stop_with=args.stop_with, auto=args.auto)
+    server = Server(Path(args.socket), args.idle_s, stop_with=args.stop_with, auto=args.auto,
+                    interpret=args.interpret)
     server.prepare()
     _set_dumpable(False)  # another process of this user cannot read its memory or environment
     server.listen()
@@ -637,6 +654,7 @@ def _arguments(argv: list[str]):
     parser.add_argument("socket")
     parser.add_argument("idle_s", type=float)
     parser.add_argument("--stop-with", type=int, help="stop when this process ends")
+    parser.add_argument("--interpret", action="store_true", help="import Triton for its interpreter (no GPU)")
     parser.add_argument("--auto", action="store_true", help="started by a judge run, not by judge server start")
     parser.add_argument("--lock-fd", type=int, help="the start lock, inherited: let go once listening")
     return parser.parse_args(argv)

@@ -160,7 +160,8 @@ def describe(server: FoundServer) -> list[str]:
         return [head + " · not answering (stopping, or its socket is gone)", f"  socket {server.socket}"]
     lines = [f"{head} · {status.get('served', 0)} command(s) served", f"  socket {server.socket}",
              f"  judge  {status.get('judge')} · python {status.get('python')} · torch {status.get('torch')} · "
-             f"triton {status.get('triton')}"]
+             f"triton {status.get('triton')}" + (f" ({status['triton_mode']}: the workers it forks)"
+                                                 if status.get("triton_mode") else "")]
     lines += [f"  running: {c['kind']} {c['what']} (pid {c['pid']}, {c['for_s']} s)" for c in status.get("running", [])]
     return lines
 

@@ -45,12 +45,19 @@ def run_served(argv: list[str]) -> int | None:
         reply = {"refused": "the server did not answer"}
     if "refused" in reply:
         _restore(forwarded)
-        print(f"judge server: not used ({reply['refused']}); judging in this process", file=sys.stderr)
+        if _global_debug(argv):  # otherwise silent: the command runs here exactly as it would have there
+            print(f"judge server: not used ({reply['refused']}); judging in this process", file=sys.stderr)
         conn.close()
         if forwarded.pending:  # Ctrl-C while it was refusing: taken as it would have been here
             signal.raise_signal(forwarded.pending)
         return None
     return _wait_for_exit(conn)
+
+
+def _global_debug(argv: list[str]) -> bool:
+    """Whether ``--debug`` comes before the command's name (``judge --debug run ...``)."""
+    name = compat.served_command(argv)
+    return "--debug" in argv[:argv.index(name)] if name in argv else False
 
 
 def _request(argv: list[str]) -> dict:

@@ -19,7 +19,8 @@ from judge.base.paths import cache_dir, private_folder
 from judge.base.process import cgroup, process_context
 
 __all__ = ["SERVED_COMMANDS", "served_command", "import_environment", "environment_mismatch",
-           "fingerprint", "socket_path", "log_path", "private_folder", "cgroup", "process_context", "PACKAGE_ROOT", "SECRET_NAMES"]
+           "fingerprint", "socket_path", "log_path", "private_folder", "cgroup", "process_context", "PACKAGE_ROOT", "SECRET_NAMES",
+           "interpreter_identity", "machine_interprets", "triton_mode_mismatch"]
 
 SERVED_COMMANDS = ("run", "watch", "rank")  # not grade: its secret must never sit in a process workers fork from
 _GLOBAL_OPTIONS_WITH_VALUE = ("--challenges-dir",)
@@ -84,10 +85,38 @@ def worker_mismatch(server_env: dict, env: dict, ignore_paths: tuple[str, ...] =
     return environment_mismatch(server, worker, ignore_paths)
 
 
+def machine_interprets() -> bool:
+    """Whether ``judge run`` here judges in CPU mode unless told otherwise (no CUDA device torch can use):
+    the Triton mode a server of this machine imports for.  Asked in the process that starts the server,
+    never in the server (a CUDA driver initialised there would not survive its forks)."""
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+def triton_mode_mismatch(server_interprets: bool, env: dict) -> str | None:
+    """Why a server that imported Triton in one mode cannot fork a worker whose environment asks for
+    the other, or None.  ``triton.jit`` decides at decoration whether a function is interpreted, and
+    triton.language's own helpers (``tl.sum``, ``tl.dot``, ``tl.cdiv``...) were decorated when the
+    server imported it: an interpreted kernel calling a compiled-mode helper fails ("Cannot call
+    @triton.jit'd outside of the scope of a kernel"), so such a worker is spawned instead."""
+    wants = env.get("TRITON_INTERPRET", "").strip().lower() in ("1", "true", "on", "yes")
+    if wants == server_interprets:
+        return None
+    mode = {True: "Triton's interpreter", False: "compiled Triton"}
+    return f"the worker runs {mode[wants]}; this server imported {mode[server_interprets]}"
+
+
+def interpreter_identity() -> str:
+    """This Python, whatever name started it: ``judge`` (its script's ``#!.../python3``) and
+    ``python -m judge`` (``.../python``) of one environment are one interpreter, and so one server."""
+    return f"{os.path.realpath(sys.executable)}|{sys.prefix}"
+
+
 def fingerprint() -> str:
     """The judge's code, Python and the installed torch and triton, as a short hash of
     paths, sizes and modification times (stat only: a few milliseconds)."""
-    parts = [sys.executable, sys.version, PACKAGE_ROOT]
+    parts = [interpreter_identity(), sys.version, PACKAGE_ROOT]
     for path in sorted(Path(PACKAGE_ROOT, "judge").rglob("*.py")):
         parts.append(_stamp(path))
     for name in ("torch", "triton"):
@@ -118,7 +147,7 @@ def log_path() -> Path:
     and control group.  A server serves only clients of its own control group (a Slurm job's or a
     container's limits must hold for the commands it forks), so a terminal in another one (another
     ssh login, a desktop's terminal tab) has a server of its own instead of being refused by this one."""
-    key = f"{os.getuid()}|{sys.executable}|{PACKAGE_ROOT}|{cache_dir()}|{cgroup()}"
+    key = f"{os.getuid()}|{interpreter_identity()}|{PACKAGE_ROOT}|{cache_dir()}|{cgroup()}"
     tag = hashlib.sha256(key.encode()).hexdigest()[:16]
     return cache_dir() / "server" / f"{tag}.log"
 

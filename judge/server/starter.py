@@ -85,10 +85,13 @@ def _spawn(path, log_path, idle_s: float) -> int:
 
 
 def daemon_argv(path, idle_s: float) -> list[str]:
-    """The server's command line; ``--stop-with`` the process named by $JUDGE_SERVER_STOP_WITH."""
+    """The server's command line; ``--interpret`` on a machine that judges in CPU mode (its workers' Triton
+    mode, compat.triton_mode_mismatch), ``--stop-with`` the process named by $JUDGE_SERVER_STOP_WITH."""
     import os
 
     argv = [sys.executable, "-m", "judge.daemon.daemon", str(path), str(idle_s)]
+    if compat.machine_interprets():
+        argv.append("--interpret")
     stop_with = os.environ.get(STOP_WITH_ENV, "").strip()
     if stop_with:
         if not stop_with.isdigit():
