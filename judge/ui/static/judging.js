@@ -108,7 +108,7 @@ function attach(state, j, note) {
   const data = (e) => JSON.parse(e.data);
   events.addEventListener("started", (e) => {
     const d = data(e);
-    Object.assign(progress, {total: d.total, phase: null, startedAt: progress.startedAt || d.started_at,
+    Object.assign(progress, {total: d.total, phase: null, startedAt: progress.startedAt || d.started_at, server: d.server,
       limits: d.call_timeout_s ? {call: d.call_timeout_s, compile: d.compile_timeout_s} : null});
     info.textContent = [note, `${d.total} tests, mode ${d.mode} on ${d.device}, seed ${d.seed}` +
       (d.server ? " · through the judge server (it forks the worker unless it refuses this environment)" : "")]
@@ -128,7 +128,7 @@ function attach(state, j, note) {
     refreshHeader();  // its "judging …" goes
     if (state.dirty) flushSave(state);  // edits made while it ran: the server kept the file as judged until now
   };
-  events.addEventListener("result", (e) => { end(); showResult(data(e)); showHistory(); });
+  events.addEventListener("result", (e) => { end(); showResult(data(e), progress); showHistory(); });
   events.addEventListener("stopped", (e) => {
     end();
     results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "STOPPED ", el("span", {class: "muted"}, data(e).message)),
@@ -178,14 +178,15 @@ function caseRow(t, shownAbove = null) {
 }
 
 // The verdict with a one-line summary, the first failure's message once (#failure), the cases, the benchmark.
-function showResult({result, history_warning}) {
+function showResult({result, history_warning}, how = {}) {
   const failed = result.tests.find((t) => t.verdict !== "accepted");
   const passed = result.tests.filter((t) => t.verdict === "accepted").length;
   const summary = result.verdict === "accepted" || !result.tests.length ? result.message.split("\n")[0] :
     `${passed} of ${result.tests.length} tests passed`;
   const parts = [el("p", {id: "verdict", class: verdictClass(result.verdict)}, `${result.verdict.toUpperCase()} `,
       el("span", {class: "muted"}, failed ? summary : shortText(summary, 300))),
-    el("p", {class: "muted", id: "run-info"}, `${result.mode} · ${result.device} · seed ${result.seed}`)];
+    el("p", {class: "muted", id: "run-info"}, [how.submit === undefined ? null : how.submit ? "Submit" : "Run",
+      result.mode, result.device, `seed ${result.seed}`, how.server ? "through the judge server" : null].filter(Boolean).join(" · "))];
   if (failed) {
     const smallest = failed.smallest_failing ? `\nsmallest failing size: ${sizes(failed.smallest_failing)}` : "";
     parts.push(el("div", {id: "failure"}, `first failing case: ${failed.name} (${sizes(failed.params)}): ${failed.verdict}${smallest}\n${failed.message}`));
