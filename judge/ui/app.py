@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -40,12 +41,15 @@ def create_app(settings: Settings) -> Flask:
     app.config["judge_ui"] = settings
     # A request body is at most a draft as JSON (each byte escaped at worst) and its names: 413 beyond.
     app.config["MAX_CONTENT_LENGTH"] = 6 * MAX_DRAFT_BYTES + 65536
+    app.extensions["drafts_lock"] = threading.Lock()  # a draft's save against a Run's save-and-start
     app.extensions["judgements"] = Judgements(record=lambda result, judgement: _record(settings, result, judgement))
     hosts = guard.allowed_hosts(settings.host, settings.port)
     app.before_request(lambda: _guard(settings, hosts))
     app.after_request(_security_headers)
     _page_routes(app, settings)
     _api_routes(app, settings)
+    _draft_routes(app, settings)
+    _history_routes(app, settings)
     _run_routes(app, settings)
     return app
 
@@ -112,6 +116,8 @@ def _api_routes(app: Flask, settings: Settings) -> None:
         return jsonify({**challenge_page(spec), "ref": request.args["ref"], "drafts": drafts,
                         "language": _first_language(settings, spec, drafts)})
 
+
+def _draft_routes(app: Flask, settings: Settings) -> None:
     @app.get("/api/draft")
     def read_draft():
         ref, file = request.args.get("ref", ""), request.args.get("file", "solution.py")
@@ -143,13 +149,15 @@ def _api_routes(app: Flask, settings: Settings) -> None:
     def write_draft():
         body = request.get_json(silent=True) or {}
         spec = _spec_or_404(settings, str(body.get("ref", "")))
-        with _workspace_errors():
+        with _workspace_errors(), app.extensions["drafts_lock"]:
             path = settings.workspace.path_of(spec.name, str(body.get("file", "")))
             if app.extensions["judgements"].judging(path):  # the worker may load it again (a restart): it stays
                 _fail(409, f"{path.name} is being judged: it is saved when the verdict is in", judging=True)
             draft = settings.workspace.write(spec.name, str(body.get("file", "")), str(body.get("text", "")))
         return jsonify({"path": str(draft.path), "mtime_ns": draft.mtime_ns})
 
+
+def _history_routes(app: Flask, settings: Settings) -> None:
     @app.get("/api/history")
     def history():
         from judge.history.leaderboard import build_leaderboard
@@ -192,7 +200,9 @@ def _run_routes(app: Flask, settings: Settings) -> None:
         ref, file, submit, text = str(body.get("ref", "")), str(body.get("file", "")), bool(body.get("submit")), \
             body.get("text")
         spec = _spec_or_404(settings, ref)
-        with _workspace_errors():
+        # Saved and started under the drafts' lock: a save of the page's still in flight cannot land in between
+        # and have the worker judge other text than the one recorded.
+        with _workspace_errors(), app.extensions["drafts_lock"]:
             path = settings.workspace.path_of(spec.name, file)
             running = judgements.running()
             if running is not None:
@@ -201,13 +211,13 @@ def _run_routes(app: Flask, settings: Settings) -> None:
                 draft = settings.workspace.read(spec.name, file)
                 if draft is None or draft.text != text:
                     settings.workspace.write(spec.name, file, text)
-        if not path.is_file():
-            return jsonify({"error": f"{path.name} is not saved yet"}), 400
-        try:
-            judgement = judgements.start(spec, str(path), _options(settings, submit), ref=ref, file=file,
-                                         submit=submit, source=text if isinstance(text, str) else None)
-        except Busy as exc:
-            return _busy(exc.running)
+            if not path.is_file():
+                return jsonify({"error": f"{path.name} is not saved yet"}), 400
+            try:
+                judgement = judgements.start(spec, str(path), _options(settings, submit), ref=ref, file=file,
+                                             submit=submit, source=text if isinstance(text, str) else None)
+            except Busy as exc:
+                return _busy(exc.running)
         return jsonify({**judgement.about(), "mtime_ns": path.stat().st_mtime_ns}), 202
 
     @app.post("/api/run/<int:number>/stop")

@@ -181,10 +181,11 @@ function caseRow(t, shownAbove = null) {
 function showResult({result, history_warning}, how = {}) {
   const failed = result.tests.find((t) => t.verdict !== "accepted");
   const passed = result.tests.filter((t) => t.verdict === "accepted").length;
-  const summary = result.verdict === "accepted" || !result.tests.length ? result.message.split("\n")[0] :
-    `${passed} of ${result.tests.length} tests passed`;
+  // the message is said once: on the verdict's line when accepted, else in #failure below
+  const summary = result.verdict === "accepted" ? shortText(result.message, 300) :
+    result.tests.length ? `${passed} of ${result.tests.length} tests passed` : "";
   const parts = [el("p", {id: "verdict", class: verdictClass(result.verdict)}, `${result.verdict.toUpperCase()} `,
-      el("span", {class: "muted"}, failed ? summary : shortText(summary, 300))),
+      el("span", {class: "muted"}, summary)),
     el("p", {class: "muted", id: "run-info"}, [how.submit === undefined ? null : how.submit ? "Submit" : "Run",
       result.mode, result.device, `seed ${result.seed}`, how.server ? "through the judge server" : null].filter(Boolean).join(" · "))];
   if (failed) {
@@ -193,7 +194,7 @@ function showResult({result, history_warning}, how = {}) {
   } else if (result.verdict !== "accepted") {
     parts.push(el("div", {id: "failure"}, result.message));
   }
-  parts.push(table(CASE_COLUMNS, result.tests.map((t) => caseRow(t, failed)), {id: "cases"}));
+  if (result.tests.length) parts.push(table(CASE_COLUMNS, result.tests.map((t) => caseRow(t, failed)), {id: "cases"}));
   if (result.benchmarks.length) parts.push(benchTable(result.benchmarks));
   parts.push(el("ul", {class: "notes"}, result.notes.map((n) => el("li", {}, n))));
   if (history_warning) parts.push(el("p", {class: "warning"}, history_warning));
