@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -96,12 +97,16 @@ def browser():
     driver.quit()
 
 
-def _shot(driver, name: str) -> None:
+def _shot(driver, name: str, size=(1600, 1000)) -> None:
+    """A screenshot for docs/ui.md: a challenge's page at 1600 x 1000 (its three columns), the catalogue whole."""
     folder = os.environ.get("JUDGE_UI_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1400, min(max(height + 120, 1000), 2400))  # the whole page, history included
+        width, height = size
+        if height is None:
+            height = min(max(driver.execute_script("return document.documentElement.scrollHeight") + 120, 1000), 2400)
+        driver.set_window_size(width, height)
+        time.sleep(0.3)  # the layout settles
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
         driver.set_window_size(1400, 1000)
 
@@ -151,7 +156,7 @@ def test_catalogue_search_challenge_run_and_history(server, browser):
     assert browser.current_url == f"{base}/"  # the token went into this origin's localStorage and left the address bar
     assert browser.execute_script("return localStorage.getItem('judge-ui-token')") == server.token
     assert not browser.get_cookies()  # no cookie: it would go to every port of this host
-    _shot(browser, "catalogue")
+    _shot(browser, "catalogue", (1400, None))
     browser.find_element(By.ID, "search").send_keys("transp")
     names = _wait(browser, 10, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link")])
     assert "transpose" in names and "matmul" not in names
@@ -259,7 +264,6 @@ def test_a_hostile_statement_runs_no_script(server, browser):
         assert browser.current_url.endswith("#/c/hostile_transpose")
         for link in browser.find_elements(By.CSS_SELECTOR, "#statement a, #statement img"):
             browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", link)  # no click: a link leaves
-        import time
 
         time.sleep(1)
         assert browser.current_url.endswith("#/c/hostile_transpose")
@@ -301,6 +305,7 @@ def test_a_leetgpu_challenge_shows_its_own_statement_with_its_diagram_and_math(s
     hover = browser.find_element(By.XPATH, "//div[@id='statement']//p[text()='hover']")
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", hover)
     assert browser.execute_script("return window.pwned") is None
+    _shot(browser, "challenge-leetgpu")
 
 
 def test_stop_ends_a_judgement_that_hangs(server, browser):
@@ -313,8 +318,6 @@ def test_stop_ends_a_judgement_that_hangs(server, browser):
     # the live case table is one table: its rows' tbody is the table's own, not a tbody inside another
     assert browser.find_elements(By.CSS_SELECTOR, "#cases > tbody") and \
         not browser.find_elements(By.CSS_SELECTOR, "#cases tbody tbody")
-    import time
-
     time.sleep(3)  # the worker starts, then hangs in its first call
     status = browser.find_element(By.ID, "status").text
     browser.find_element(By.ID, "stop").click()
@@ -457,7 +460,6 @@ def test_a_reload_and_a_second_tab_follow_the_running_judgement_to_its_verdict(s
 def test_the_status_line_says_the_case_the_count_the_time_and_the_limit(server, browser):
     """It said "starting the worker…" while cases streamed and through a whole hang."""
     import re
-    import time
 
     _open_transpose(server, browser)
     _type_solution(browser, (ROOT / "tests" / "solutions" / "transpose_hang.py").read_text())
@@ -683,7 +685,6 @@ def test_what_a_leetgpu_user_expects(server, browser):
         results = browser.find_element(By.ID, "results").rect
         assert results["x"] >= editor["x"] + editor["width"], (editor, results)  # beside it
         assert editor["height"] >= 0.6 * browser.execute_script("return window.innerHeight"), editor
-        _shot_wide(browser, "challenge-wrong-wide")
     finally:
         browser.set_window_size(1400, 1000)
     browser.find_element(By.ID, "theme").click()
@@ -695,10 +696,3 @@ def test_what_a_leetgpu_user_expects(server, browser):
     browser.find_element(By.ID, "theme").click()
     refused = [e["message"] for e in browser.get_log("browser") if "403" in e["message"] or "favicon" in e["message"]]
     assert not refused, refused
-
-
-def _shot_wide(driver, name: str) -> None:
-    folder = os.environ.get("JUDGE_UI_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
