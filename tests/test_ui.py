@@ -252,12 +252,15 @@ def test_judge_ui_serves_the_url_it_prints(tmp_path):
         assert refused.value.code == 403
         token = url.split("token=")[1]
         assert urllib.request.urlopen(urllib.request.Request(api, headers={"X-Judge-Token": token}), timeout=30).status == 200
+        status = url.split("?")[0] + "api/status"  # what the page polls every 1.5 s: not logged
+        assert urllib.request.urlopen(urllib.request.Request(status, headers={"X-Judge-Token": token}), timeout=30).status == 200
         assert (tmp_path / "ws").is_dir()
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
     log = proc.stderr.read()
     assert "GET /?token=" in log and url.split("token=")[1] not in log  # the request log leaves the token out
+    assert "GET /api/challenges" in log and "/api/status" not in log
 
 
 @needs_ui
