@@ -101,6 +101,7 @@ function attach(state, j, note) {
   }}, "Stop");
   results.replaceChildren(el("p", {id: "verdict", class: "muted"}, `${j.submit ? "SUBMITTED" : "RUNNING"} `, stop),
     status, info, table(CASE_COLUMNS, live, {id: "cases"}));
+  if (results.getBoundingClientRect().top > window.innerHeight - 80) results.scrollIntoView({block: "start"});  // under the editor
   const tick = () => { status.textContent = statusLine(progress); };
   tick();
   state.ticker = setInterval(tick, 500);
