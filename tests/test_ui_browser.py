@@ -328,7 +328,7 @@ def test_stop_ends_a_judgement_that_hangs(server, browser):
 
 # -- issue 42: judge ui tried as a new user would ------------------------------------------------------------------
 FINAL = ("ACCEPTED", "WRONG", "RUNTIME", "INVALID", "COMPILE", "TIME", "internal", "NOT JUDGED", "STOPPED")
-SLOW_OK = ("import time\n\n\ndef solve(input, output, rows, cols):\n    time.sleep(0.3)  # long enough to reload during it\n"
+SLOW_OK = ("import time\n\n\ndef solve(input, output, rows, cols):\n    time.sleep(0.5)  # long enough to reload and open a second tab during it\n"
            "    output.copy_(input.T)\n")
 QUICK_OK = "def solve(input, output, rows, cols):\n    output.copy_(input.T)\n"
 
