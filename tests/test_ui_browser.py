@@ -665,9 +665,14 @@ def test_what_a_leetgpu_user_expects(server, browser):
     _wait(browser, JUDGING_S, _finished)
     assert _verdict(browser).startswith("ACCEPTED"), _verdict(browser)
     _wait(browser, 10, lambda d: "Run" in d.find_element(By.CSS_SELECTOR, "#versions tbody tr").text)  # a Run
-    _type_solution(browser, WRONG.read_text())
     _focus_editor(browser, 0, 0)
-    _chord(browser, [Keys.CONTROL, Keys.SHIFT], Keys.ENTER)  # Submit
+    _chord(browser, [Keys.CONTROL, Keys.SHIFT], Keys.ENTER)  # Submit, from the editor
+    _wait(browser, 10, lambda d: _verdict(d).startswith("SUBMITTED") and d.find_elements(By.ID, "stop"))
+    browser.find_element(By.ID, "stop").click()  # (a fast machine may have judged it already)
+    _wait(browser, 30, lambda d: _verdict(d).startswith(("STOPPED", "ACCEPTED")))
+    _type_solution(browser, WRONG.read_text())
+    browser.find_element(By.ID, "statement").click()  # outside the editor, Shift+Enter submits
+    _chord(browser, [Keys.SHIFT], Keys.ENTER)
     _wait(browser, 10, lambda d: _verdict(d).startswith("SUBMITTED"))
     _wait(browser, JUDGING_S, _finished)
     assert _verdict(browser).startswith("WRONG_ANSWER")
