@@ -22,7 +22,12 @@ _spec = importlib.util.spec_from_file_location("served_vs_alone", ROOT / "script
 sva = sys.modules["served_vs_alone"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up
 _spec.loader.exec_module(sva)
 
-PAIRS = sva.shipped_pairs()
+ALL_PAIRS = sva.shipped_pairs()
+# CI judges the pairs the issue that made this test named: every example in solutions/ (where the bug was),
+# the LeetGPU-format fixtures' solutions and the cheats; the hostile, abusive and plain test solutions run
+# with the script by hand and on the GPU (`python scripts/served_vs_alone.py`: 150 pairs, about 8 minutes of
+# two CPUs, too long for CI beside the rest).
+PAIRS = [p for p in ALL_PAIRS if p.solution.startswith(("solutions/", "tests/solutions/leetgpu_", "tests/solutions/cheat_"))]
 SEED = 11
 EXTRA = ["--no-bench", "--timeout", "5", "--compile-timeout", "60"]
 @pytest.fixture(scope="module")
@@ -37,7 +42,7 @@ def server():
 
 
 def test_every_shipped_solution_is_paired_with_a_challenge():
-    named = {p.solution for p in PAIRS}
+    named = {p.solution for p in ALL_PAIRS}
     shipped = {str(p.relative_to(ROOT)) for p in (ROOT / "solutions").rglob("*") if p.suffix in (".py", ".cu")}
     shipped |= {str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "solutions").iterdir()
                 if p.suffix in (".py", ".cu") or p.is_dir()}
