@@ -5,7 +5,8 @@ On the GPU machine:   python3 scripts/ui_submit_gpu.py --out $OUT
   (Triton) as a user does: with Chromium and chromedriver (and selenium) there, through the page itself (the
   language switch, the editor, Submit), saving a screenshot of each verdict; without them, through the requests
   the page makes (POST /api/run with the text on screen, then its event stream).  Either way it writes
-  ui_submit.json: each Submit's wall time, verdict and result (its benchmark table's rows).
+  ui_submit.json: each Submit's wall time, verdict and result (its benchmark table's rows).  No judge server is
+  used or started (JUDGE_SERVER=0): each Submit spawns its worker; scripts/ui_gpu.py times the served path.
 Here, afterwards:     python3 scripts/ui_submit_gpu.py --draw $OUT/ui_submit.json --out docs/img/ui
   draws each result of that file in the page (its own showResult) in the local headless Chromium and saves
   challenge-gpu-<language>.png, for a GPU machine without a browser.
@@ -43,8 +44,9 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="ui-submit-"))
-    os.environ.update(JUDGE_CACHE_DIR=str(work / "cache"), JUDGE_DATA_DIR=str(work / "data"))
-    os.environ.pop("JUDGE_SERVER", None)
+    # No judge server: each Submit spawns its worker (scripts/ui_gpu.py times the served path), and none is
+    # left running after the script (one started as the last judgement ended outlived it)
+    os.environ.update(JUDGE_CACHE_DIR=str(work / "cache"), JUDGE_DATA_DIR=str(work / "data"), JUDGE_SERVER="0")
     settings, stop = _serve(work, args.interpret)
     try:
         if args.draw:
@@ -61,9 +63,6 @@ def main() -> int:
         return 0 if all(r["verdict"] == "accepted" for r in runs) else 1
     finally:
         stop()
-        from judge.server import client as server_client
-
-        server_client.ask("stop")
 
 
 def _serve(work: Path, interpret: bool):
