@@ -119,9 +119,17 @@ def _rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
+BENCH_KEPT = ("name", "kind", "params", "verdict", "message", "cause")  # a benchmark's rest is its measurements
+
+
 def comparable(doc: dict) -> dict:
-    """What a served run must have exactly as the run alone: everything but the times."""
-    return _without_times({k: v for k, v in doc.items() if k not in ("phases_s",)})
+    """What a served run must have exactly as the run alone: everything but the times (of a benchmark,
+    its name, sizes and any verdict or message; every sample, audit and statistic is a measurement)."""
+    kept = {k: v for k, v in doc.items() if k not in ("phases_s",)}
+    if isinstance(kept.get("benchmarks"), list):
+        kept["benchmarks"] = [{k: v for k, v in b.items() if k in BENCH_KEPT} if isinstance(b, dict) else b
+                              for b in kept["benchmarks"]]
+    return _without_times(kept)
 
 
 def _without_times(value):
@@ -286,8 +294,10 @@ def main(argv: list[str] | None = None) -> int:
             for pair in pairs:
                 outcome = judge_pair(pair, args.seed, alone_env, server, extra)
                 outcomes.append(outcome)
+                ratios = ", ".join(f"{name} {s / a:.3f}" for name, a, s in bench_ratios(outcome))
                 state = ("same" if not outcome.unsteady else "unsteady") if outcome.same else "DIFFERENT"
-                print(f"{state:9} {outcome.alone.get('verdict', '-'):20} {pair.solution}", flush=True)
+                print(f"{state:9} {outcome.alone.get('verdict', '-'):20} {pair.solution}"
+                      + (f"  served/alone medians: {ratios}" if ratios else ""), flush=True)
                 for line in ([outcome.served_ok] if outcome.served_ok else []) + outcome.diffs[:5]:
                     print(f"          {line}", flush=True)
         finally:

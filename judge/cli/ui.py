@@ -70,6 +70,9 @@ def ui_command(workspace, host, port, leetgpu_dirs, kernelbench_dirs, interpret,
             opening.unlink(missing_ok=True)
 
 
+POLLS = ("/api/status", "/api/draft/mtime?")  # what the open page polls (judge/ui/static/app.js, editor.js)
+
+
 def _redacting_handler():
     """Werkzeug's request log, with the token of a URL (?token=...) left out: the log may be kept in a file."""
     import re
@@ -78,6 +81,8 @@ def _redacting_handler():
 
     class Redacting(WSGIRequestHandler):
         def log_request(self, code="-", size="-") -> None:
+            if str(code) == "200" and getattr(self, "path", "").startswith(POLLS):
+                return  # the page asks these every 1.5 s: a line each would bury the rest
             hide = lambda text: re.sub(r"([?&]token=)[^&\s]*", r"\1…", text)  # noqa: E731
             self.requestline = hide(getattr(self, "requestline", ""))
             if hasattr(self, "path"):  # logged after the reply: the request is done with it

@@ -159,15 +159,22 @@ def challenge_facts(spec) -> dict:
     (``judge ui``'s challenge page): signature, C prototype, parameters, sizes, constraints, tolerance,
     benchmarks.  A LeetGPU folder's tests are generated: it has no sizes or benchmarks here."""
     shipped = getattr(spec, "shipped", False)
-    parameters = [{"name": p.name, "kind": "tensor" if isinstance(p, Tensor) else "scalar", "dtype": p.dtype,
-                   "shape": ("built by its tests" if shipped else _shape_text(p)) if isinstance(p, Tensor)
-                   else str(getattr(p, "value", "")),
+    parameters = [{"name": p.name, "kind": p.kind, "dtype": p.dtype, "shape": _shape_or_value(p, shipped),
                    "role": getattr(p, "role", "in")} for p in spec.parameters]
     return {
         "signature": spec.signature_text(), "c_prototype": _c_prototype(spec), "parameters": parameters,
         "sizes": "" if shipped else size_ranges(spec), "constraints": [str(c) for c in spec.constraints],
         "tolerance": _tolerance_text(spec), "benchmarks": [] if shipped else _benchmark_labels(spec),
     }
+
+
+def _shape_or_value(p, shipped: bool) -> str:
+    """A tensor's shape, a scalar's formula; a LeetGPU folder's tensors and models are built by its tests."""
+    if isinstance(p, Tensor):
+        return "built by its tests" if shipped else _shape_text(p)
+    if isinstance(p, Scalar):
+        return str(p.value)
+    return "built by its tests"  # a torch.nn.Module (LeetGPU folders only)
 
 
 def _c_prototype(spec) -> str:
