@@ -311,7 +311,7 @@ def check_accepts_baseline(spec: Spec, runs: list) -> Check:
 
         def got(run: _Run) -> dict:
             args = [a.clone() if isinstance(a, torch.Tensor) else a for a in run.args]
-            with torch.no_grad():
+            with torch.no_grad(), exact_math():  # as the baseline's worker runs it (benchmark_stage.baseline_file)
                 baseline(*args)
             return {p.name: args[i] for i, p in enumerate(spec.parameters) if p in run.outputs}
 

@@ -76,9 +76,9 @@ def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
               help="Only this compute-sanitizer tool (repeatable); implies --sanitize.")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                db_path, no_history, sanitize, sanitize_tools) -> None:
+                torch_compile, db_path, no_history, sanitize, sanitize_tools) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
-    challenge folder holding challenge.py).
+    challenge folder holding challenge.py); on a KernelBench problem file, SOLUTION defines class ModelNew.
 
     Exit status: 0 accepted, 1 rejected, 2 usage error, 3 internal error,
     130 interrupted (Ctrl-C), 143 stopped by SIGTERM.
@@ -97,7 +97,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
-            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, sanitize=tools))
+            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, torch_compile=torch_compile,
+            sanitize=tools))
     finally:
         if early is not None:
             early.stop()

@@ -156,6 +156,10 @@ class Worker:
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
         self.untrusted, self.readable = untrusted, tuple(readable)
+        # More folders its sandbox lets it write, and variables set for the solution: a KernelBench solution's
+        # load_inline build folder and CUDA toolkit (judging/kernelbench_runner.py).
+        self.writable: tuple[str, ...] = ()
+        self.solution_extra_env: dict = {}
         self.protections: dict = {}  # the sandbox's layers as the worker applied them (its ready message)
         self.cuda: dict | None = None  # a CUDA C++ solution's build settings (start)
         self.build: dict = {}  # what its build did: cached, seconds, arch (the ready message)
@@ -266,7 +270,7 @@ class Worker:
         """The variables the worker sets just before the solution loads (session.confine): its
         kernels compile into a cache of their own, not the one the judge's kernels came from."""
         return {"TRITON_CACHE_DIR": solution_triton_cache(self._scratch("triton") if self.untrusted else None),
-                "TMPDIR": self._scratch("tmp")}
+                "TMPDIR": self._scratch("tmp"), **self.solution_extra_env}
 
     def _policy(self) -> dict | None:
         """The sandbox's policy as sent to the worker (worker/sandbox.py); None with JUDGE_SANDBOX=0."""
@@ -275,7 +279,7 @@ class Worker:
         if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable]
-        writable = [self._solution_env()["TRITON_CACHE_DIR"]]
+        writable = [self._solution_env()["TRITON_CACHE_DIR"], *self.writable]
         if self.cuda and self.cuda.get("library"):  # the library the judge built, and the toolkit's runtime
             readable += [os.path.dirname(self.cuda["library"]), self.cuda["toolkit"]]
         profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
