@@ -32,24 +32,83 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = ["Policy", "apply", "available", "policy_for", "allowed_environment", "set_dumpable", "SYSCALLS_DENIED",
-           "OPT_OUT_ENV"]
+           "SYSCALLS_ALLOWED", "OPT_OUT_ENV", "judged_layers", "sealed", "MECHANISMS"]
 
 OPT_OUT_ENV = "JUDGE_SANDBOX"  # JUDGE_SANDBOX=0: no Landlock or seccomp for the workers (said in every report)
 
-# Denied outright (EPERM).  A Triton or PyTorch solution needs none of them.
+# seccomp is an allow-list: a system call not named here fails (ENOSYS for one this list has never heard of,
+# so that a library falls back as on an older kernel; EPERM for those below).  What Python, glibc, torch,
+# Triton's compiler and launcher builds (gcc, ld), nvcc's tools and the CUDA driver (ioctl on its device
+# files) call; none of it acts on another process, the machine or a namespace.
+SYSCALLS_ALLOWED = tuple("""
+read write readv writev pread64 pwrite64 preadv pwritev preadv2 pwritev2 open openat openat2 creat close
+close_range lseek llseek _llseek dup dup2 dup3 fcntl fcntl64 flock fsync fdatasync sync syncfs sync_file_range
+truncate ftruncate truncate64 ftruncate64 fallocate fadvise64 fadvise64_64 readahead sendfile sendfile64 splice tee
+vmsplice copy_file_range stat fstat lstat stat64 fstat64 lstat64 newfstatat fstatat64 statx statfs fstatfs statfs64
+fstatfs64 access faccessat faccessat2 getdents getdents64 getcwd chdir fchdir rename renameat renameat2 mkdir
+mkdirat rmdir link linkat unlink unlinkat symlink symlinkat readlink readlinkat chmod fchmod fchmodat fchmodat2
+chown fchown lchown fchownat chown32 fchown32 lchown32 umask utime utimes futimesat utimensat mknod mknodat
+setxattr lsetxattr fsetxattr getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr removexattr
+lremovexattr fremovexattr pipe pipe2 poll ppoll select _newselect pselect6 epoll_create epoll_create1 epoll_ctl
+epoll_wait epoll_pwait epoll_pwait2 eventfd eventfd2 signalfd signalfd4 timerfd_create timerfd_settime
+timerfd_gettime memfd_create cachestat
+mmap mmap2 munmap mprotect mremap msync mincore madvise brk mlock mlock2 munlock mlockall munlockall
+remap_file_pages membarrier pkey_mprotect pkey_alloc pkey_free mbind set_mempolicy get_mempolicy
+set_mempolicy_home_node map_shadow_stack
+rt_sigaction rt_sigprocmask rt_sigreturn sigreturn rt_sigpending rt_sigtimedwait rt_sigtimedwait_time64
+rt_sigsuspend sigaltstack restart_syscall pause alarm getitimer setitimer nanosleep clock_nanosleep
+clock_nanosleep_time64 clock_gettime clock_gettime64 clock_getres clock_getres_time64 gettimeofday time times
+timer_create timer_settime timer_settime64 timer_gettime timer_gettime64 timer_getoverrun timer_delete
+futex futex_time64 futex_waitv futex_wake futex_wait futex_requeue set_robust_list get_robust_list
+set_tid_address set_thread_area get_thread_area arch_prctl rseq
+clone fork vfork execve execveat exit exit_group wait4 waitid kill tgkill rt_sigqueueinfo rt_tgsigqueueinfo
+getpid getppid gettid getpgid getpgrp getsid getuid geteuid getgid getegid getresuid getresgid getgroups
+getuid32 geteuid32 getgid32 getegid32 getresuid32 getresgid32 getgroups32 setuid setgid setreuid setregid
+setresuid setresgid setfsuid setfsgid setgroups setuid32 setgid32 setreuid32 setregid32 setresuid32
+setresgid32 setfsuid32 setfsgid32 setgroups32 capget capset prctl
+getrlimit ugetrlimit setrlimit prlimit64 getrusage getpriority setpriority sched_yield sched_getaffinity
+sched_setaffinity sched_getparam sched_setparam sched_getscheduler sched_setscheduler sched_getattr
+sched_setattr sched_get_priority_max sched_get_priority_min sched_rr_get_interval
+sched_rr_get_interval_time64 ioprio_get ioprio_set getcpu migrate_pages move_pages
+uname sysinfo getrandom ioctl
+socketpair socket connect accept accept4 bind listen getsockname getpeername sendto recvfrom sendmsg recvmsg
+sendmmsg recvmmsg shutdown setsockopt getsockopt
+shmget shmat shmdt shmctl semget semop semtimedop semctl msgget msgsnd msgrcv msgctl mq_open mq_unlink
+mq_timedsend mq_timedreceive mq_notify mq_getsetattr
+io_setup io_destroy io_getevents io_pgetevents io_submit io_cancel
+seccomp landlock_create_ruleset landlock_add_rule landlock_restrict_self
+""".split())
+# Named on purpose, though the allow-list leaves them out (EPERM, as before the allow-list): another
+# process's memory, descriptors or scheduling; namespaces, mounts, the kernel, the clock, the host's name
+# and log; watching files others open (fanotify, inotify); sockets (below); io_uring (it bypasses seccomp).
 SYSCALLS_DENIED = (
     "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd", "pidfd_send_signal",
-    "kcmp", "socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "unshare", "setns", "mount",
-    "umount2", "pivot_root", "chroot", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key",
+    "process_madvise", "process_mrelease", "kcmp", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "unshare", "setns", "mount", "umount2", "umount", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen",
+    "fsconfig", "fsmount", "fspick", "mount_setattr", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key",
     "request_key", "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
     "swapon", "swapoff", "acct", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm",
-    "personality", "tkill",
+    "personality", "tkill", "fanotify_init", "fanotify_mark", "inotify_init", "inotify_init1",
+    "inotify_add_watch", "sethostname", "setdomainname", "syslog", "quotactl", "quotactl_fd", "lookup_dcookie",
+    "name_to_handle_at", "open_by_handle_at", "vhangup", "modify_ldt", "memfd_secret", "uselib", "ustat", "sysfs",
+    "_sysctl", "nfsservctl",
     # A child that leaves the worker's process group outlives it (the judge kills the group): the red
     # team's double fork + setsid ran on after the judge had exited.
     "setsid", "setpgid",
 )
-# Signals: allowed to the worker's own process only (first argument), where Landlock has no signal scope.
+# Signals: allowed to the worker's own process only (first argument), where neither a PID namespace nor
+# Landlock's signal scope keeps them inside.
 SIGNAL_SYSCALLS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# On another process (a first argument but 0, "this one"), without a PID namespace to hide the others: the
+# red team's worker reniced and pinned its judge (setpriority, sched_setaffinity on getppid()).
+ON_SELF_ONLY = ("sched_setaffinity", "sched_setparam", "sched_setscheduler", "sched_setattr", "prlimit64",
+                "migrate_pages", "move_pages")
+# System V and POSIX message queues and shared memory are the machine's, but for a worker with an IPC
+# namespace of its own: without one they would reach other processes' (another worker's) segments.
+HOST_IPC = ("shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget", "msgsnd",
+            "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+            "mq_getsetattr")
+PR_SET_CHILD_SUBREAPER = 36  # without a PID namespace, the worker adopts its orphans: it may not give that up
 
 
 @dataclass(frozen=True)
@@ -81,24 +140,55 @@ def available() -> dict[str, str]:
 _AVAILABLE: dict | None = None
 
 
-def judged_layers(claimed: dict, requested: bool) -> dict[str, str]:
-    """Each layer's state as the judge reports it: off where it was not asked for (JUDGE_SANDBOX=0) or
-    this kernel or installation cannot give it (``available``, checked in the judge's own process),
-    else what the worker said it applied.  A worker's claim never turns a layer on (the red team's
-    solution rewrote its "ready" message to say both were on under JUDGE_SANDBOX=0)."""
+MECHANISMS = ("namespaces", "read_only", "capabilities", "no_new_privs", "landlock", "seccomp")
+SEALING = ("capabilities", "no_new_privs", "landlock", "seccomp")  # each must hold for a run to be sealed
+
+
+def judged_layers(claimed: dict, requested: bool, kernel: dict | None = None) -> dict[str, str]:
+    """Each mechanism's state as the judge reports it.  Landlock and seccomp: off where they were not asked
+    for (JUDGE_SANDBOX=0) or this kernel or installation cannot give them (``available``, checked in the
+    judge's own process), else what the worker said it applied, and seccomp only where the kernel shows a
+    filter on the worker.  Namespaces, capabilities and no_new_privs: the kernel's word (``kernel``, read by
+    the judge from /proc: judge/worker/tree.py), never the worker's.  A worker's claim never turns a
+    mechanism on (the red team's solution rewrote its "ready" message to say both layers were on under
+    JUDGE_SANDBOX=0)."""
     global _AVAILABLE
     if _AVAILABLE is None:
         _AVAILABLE = available()
+    claimed = claimed if isinstance(claimed, dict) else {}
+    kernel = kernel if isinstance(kernel, dict) else {}
     states = {}
     for layer in ("landlock", "seccomp"):
-        claim = str(claimed.get(layer, "off: the worker did not say")) if isinstance(claimed, dict) else "off: ?"
+        claim = str(claimed.get(layer, "off: the worker did not say"))
         if not requested:
             states[layer] = f"off: {OPT_OUT_ENV}=0"
         elif _AVAILABLE[layer].startswith("off"):
             states[layer] = _AVAILABLE[layer]
+        elif layer == "seccomp" and kernel and kernel.get("seccomp_mode") != "filter" and not claim.startswith("off"):
+            states[layer] = "off: the kernel shows no seccomp filter on the worker"
         else:
             states[layer] = claim
-    return states
+    for name in ("namespaces", "capabilities", "no_new_privs"):
+        seen, claim = kernel.get(name), str(claimed.get(name, "off: the worker did not say"))
+        if seen is None:
+            states[name] = "off: not seen (no /proc)"
+        elif seen.startswith("off") and claim.startswith("off:"):
+            states[name] = claim  # the worker's reason, for a mechanism the kernel confirms is off
+        else:
+            states[name] = seen
+    claim = str(claimed.get("read_only", "off: the worker did not say"))
+    if kernel.get("read_only") == "on":
+        states["read_only"] = claim if claim.startswith(("on", "partial")) else "on"
+    else:
+        states["read_only"] = claim if claim.startswith("off") else "off: the worker's root is writable"
+    return {name: states[name] for name in MECHANISMS}
+
+
+def sealed(protections: dict) -> bool:
+    """Whether a run's worker was sealed: capabilities dropped, no_new_privs, Landlock (whole or partial:
+    the threads CUDA started before it) and seccomp all held.  Namespaces are reported, not required: where
+    a kernel has none, the others hold alone (docs/security.md)."""
+    return all(str(protections.get(name, "off")).startswith(("on", "partial", "dropped")) for name in SEALING)
 
 
 def _landlock_state() -> str:
@@ -129,7 +219,10 @@ def _seccomp_state() -> str:
         _seccomp_module()
     except (ImportError, OSError, RuntimeError) as exc:
         return f"off: {exc}"
-    return "on"
+    return SECCOMP_ON
+
+
+SECCOMP_ON = "on (allow-list)"
 
 
 def _seccomp_module():
@@ -146,8 +239,10 @@ def _seccomp_module():
     return seccomp
 
 
-def apply(policy: Policy) -> dict[str, str]:
+def apply(policy: Policy, namespaced: bool = False) -> dict[str, str]:
     """Restrict this process (Landlock, then seccomp); ``{layer: state}`` of what is now on.
+    ``namespaced``: it runs in PID and IPC namespaces of its own (judge/worker/namespaces.py), where
+    every process it can name is its own; else seccomp keeps the calls that name a process to itself.
 
     Never raises: a layer that fails is reported off with the reason.  Irreversible.
     Both bindings are imported first: once Landlock is on, their folders may be closed.
@@ -170,8 +265,8 @@ def apply(policy: Policy) -> dict[str, str]:
         states["landlock"] = f"off: {type(exc).__name__}: {exc}"
     if seccomp is not None:
         try:
-            _apply_seccomp(seccomp, policy, signals=not scopes_signals)
-            states["seccomp"] = "on"
+            _apply_seccomp(seccomp, policy, signals=not (scopes_signals or namespaced), others=not namespaced)
+            states["seccomp"] = SECCOMP_ON
         except Exception as exc:  # noqa: BLE001
             states["seccomp"] = f"off: {type(exc).__name__}: {exc}"
     return states
@@ -231,26 +326,59 @@ def _allow(ruleset, path: str, access) -> None:
         pass  # a path that vanished or cannot be opened with O_PATH: it stays closed
 
 
-def _apply_seccomp(seccomp, policy: Policy, signals: bool) -> None:
+def _apply_seccomp(seccomp, policy: Policy, signals: bool, others: bool) -> None:
+    """The allow-list (SYSCALLS_ALLOWED), EPERM for SYSCALLS_DENIED.  ``signals``: signals only to this
+    process; ``others``: no PID or IPC namespace of the worker's own, so the calls that name another
+    process may name only this one, and the machine's IPC is closed."""
     deny = seccomp.ERRNO(errno.EPERM)
-    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    rules = seccomp.SyscallFilter(defaction=seccomp.ERRNO(errno.ENOSYS))
     rules.set_attr(seccomp.Attr.CTL_TSYNC, 1)  # every thread of the process, those CUDA started too
-    for name in SYSCALLS_DENIED:
-        if name == "socket" and policy.network:
-            continue
-        try:
-            rules.add_rule(deny, name)
-        except (RuntimeError, ValueError, OSError):
-            pass  # a system call this architecture or libseccomp does not know
+    conditional = {"socket", "clone", "clone3", "prctl", "setpriority", "ioprio_set"}
     if signals:
-        me = os.getpid()
+        conditional.update(SIGNAL_SYSCALLS)
+    if others:
+        conditional.update(ON_SELF_ONLY)
+    for name in SYSCALLS_ALLOWED:
+        if name not in conditional and not (others and name in HOST_IPC):
+            _rule(rules, seccomp.ALLOW, name)
+    for name in SYSCALLS_DENIED + ((*HOST_IPC,) if others else ()) + (() if policy.network else ("socket",)):
+        _rule(rules, deny, name)
+    if policy.network:
+        _rule(rules, seccomp.ALLOW, "socket")
+    arg = seccomp.Arg
+    me = os.getpid()
+    if signals:
         for name in SIGNAL_SYSCALLS:
-            rules.add_rule(deny, name, seccomp.Arg(0, seccomp.NE, me))
+            _rule(rules, seccomp.ALLOW, name, arg(0, seccomp.EQ, me))
+            _rule(rules, deny, name, arg(0, seccomp.NE, me))
+    if others:
+        for name in ON_SELF_ONLY:
+            _rule(rules, seccomp.ALLOW, name, arg(0, seccomp.EQ, 0))
+            _rule(rules, deny, name, arg(0, seccomp.NE, 0))
+    for name, which in (("setpriority", 0), ("ioprio_set", 1)):  # PRIO_PROCESS / IOPRIO_WHO_PROCESS, "this one"
+        if others:
+            _rule(rules, seccomp.ALLOW, name, arg(0, seccomp.EQ, which), arg(1, seccomp.EQ, 0))
+            _rule(rules, deny, name, arg(0, seccomp.NE, which))
+            _rule(rules, deny, name, arg(0, seccomp.EQ, which), arg(1, seccomp.NE, 0))
+        else:
+            _rule(rules, seccomp.ALLOW, name)
+    # prctl: all but giving up the adoption of orphans (namespaces.py, without a PID namespace)
+    _rule(rules, seccomp.ALLOW, "prctl", arg(0, seccomp.NE, PR_SET_CHILD_SUBREAPER))
+    _rule(rules, deny, "prctl", arg(0, seccomp.EQ, PR_SET_CHILD_SUBREAPER))
     # clone3's flags sit in a struct seccomp cannot read: make glibc fall back to clone, whose flags it can.
-    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    _rule(rules, seccomp.ERRNO(errno.ENOSYS), "clone3")
+    namespaces = sum(_NEW_NAMESPACES)
+    _rule(rules, seccomp.ALLOW, "clone", arg(0, seccomp.MASKED_EQ, namespaces, 0))
     for flag in _NEW_NAMESPACES:  # one rule a flag: the rules of one call are alternatives
-        rules.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+        _rule(rules, deny, "clone", arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.load()
+
+
+def _rule(rules, action, name: str, *args) -> None:
+    try:
+        rules.add_rule(action, name, *args)
+    except (RuntimeError, ValueError, OSError):
+        pass  # a system call this architecture or libseccomp does not know
 
 
 # clone()'s flags that make a new namespace: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
