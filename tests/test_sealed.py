@@ -177,10 +177,10 @@ def test_no_thread_of_the_worker_runs_unconfined(tmp_path, monkeypatch):
     every thread."""
     secret = tmp_path / "secret.txt"
     secret.write_text("SECRET_TOKEN=hunter2")
-    monkeypatch.setenv("JUDGE_TEST_SECRET", str(secret))
-    census = first_failure(judge("hostile_thread_census.py"))
+    secret_env = {"JUDGE_TEST_SECRET": str(secret)}
+    census = first_failure(judge("hostile_thread_census.py", worker_env=secret_env))
     assert "threads: 1 " in census, census  # CPU mode: the worker's own thread, nothing started before
-    result = judge("hostile_unconfined_thread.py", timeout=10)  # with no pool, exec_blas waits for ever
+    result = judge("hostile_unconfined_thread.py", timeout=10, worker_env=secret_env)  # no pool: exec_blas waits
     message = first_failure(result)
     assert result.verdict != Verdict.ACCEPTED
     assert "hunter2" not in message and ": READ" not in message and "socket(): allowed" not in message

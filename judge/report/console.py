@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from judge.base.text import bounded, clean_text
 from judge.judging.failures import group_failures
 from judge.judging.verdict import Verdict
 
@@ -44,7 +45,8 @@ def table_box(console: Console):
 
 
 def _first_line(text: str, width: int = 70) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    text = clean_text(text or "")  # U+2028 and its kind would cut the line (base/text.py)
+    line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -93,7 +95,7 @@ def render_failures(console: Console, result, max_failures: int = MAX_FAILURES) 
     for group in groups[:max_failures]:
         first = group[0]
         console.print(f"[red]{first.verdict.value}[/] on {escape(_case_label(first))}:")
-        console.print(first.message, markup=False, highlight=False)
+        console.print(bounded(clean_text(first.message)), markup=False, highlight=False)
         if len(group) > 1:
             console.print(f"the same in {len(group) - 1} more case{'s' if len(group) > 2 else ''}: "
                           f"{escape(_named(group[1:]))}")
@@ -122,4 +124,4 @@ def render_run(console: Console, result, benchmarks_renderer=None, max_failures:
     if result.verdict not in (Verdict.ACCEPTED, Verdict.INVALID_SUBMISSION):
         console.print(f"[dim]reproduce with: --seed {result.seed}[/]")
     if result.verdict == Verdict.INVALID_SUBMISSION and result.message:
-        console.print(result.message, markup=False, highlight=False)
+        console.print(bounded(clean_text(result.message)), markup=False, highlight=False)

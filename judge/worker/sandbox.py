@@ -494,27 +494,56 @@ def _unique(paths) -> list[str]:
     return out
 
 
-# The environment a worker gets: what Python, the C library, CUDA, PyTorch and Triton read, and no
-# more.  Tokens, keys and the grader's own variables (GITHUB_TOKEN, AWS_*, SSH_AUTH_SOCK, ...) stay out.
-ENV_NAMES = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "LD_LIBRARY_PATH", "CC", "CXX",
-    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
-    "PYTHONPYCACHEPREFIX", "PYTHONFAULTHANDLER", "PYTHONWARNINGS", "PYTHONUTF8", "CUDA_HOME", "CUDA_PATH",
-})
-ENV_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "TRITON_", "TORCH_", "PYTORCH_", "OMP_", "MKL_", "OPENBLAS_", "KMP_",
-                "GOMP_", "NCCL_", "NVSHMEM_", "CUBLAS_", "CUDNN_", "JUDGE_", "NUMEXPR_", "GOTO_", "VECLIB_")
-ENV_SECRETS = frozenset({"JUDGE_SECRET_SEED"})  # never, whatever the prefix
+# The environment a worker gets: what Python, the C library, CUDA, PyTorch and Triton read, by name (a prefix
+# let NVIDIA_API_KEY through with NVIDIA_VISIBLE_DEVICES), and nothing named like a credential whatever the
+# name (CREDENTIAL_HINTS).  Tokens, keys and the grader's own variables (GITHUB_TOKEN, AWS_*, SSH_AUTH_SOCK,
+# JUDGE_SECRET_SEED, ...) stay out.
+ENV_NAMES = frozenset("""
+PATH HOME USER LOGNAME LANG LANGUAGE TZ TMPDIR LD_LIBRARY_PATH CC CXX TERM NO_COLOR
+LC_ALL LC_CTYPE LC_NUMERIC LC_TIME LC_COLLATE LC_MONETARY LC_MESSAGES LC_PAPER LC_NAME LC_ADDRESS LC_TELEPHONE
+LC_MEASUREMENT LC_IDENTIFICATION
+PYTHONPATH PYTHONHASHSEED PYTHONIOENCODING PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX
+PYTHONFAULTHANDLER PYTHONWARNINGS PYTHONUTF8 PYTHONMALLOC
+CUDA_HOME CUDA_PATH CUDA_ROOT CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_LAUNCH_BLOCKING CUDA_MODULE_LOADING
+CUDA_MODULE_DATA_LOADING CUDA_CACHE_PATH CUDA_CACHE_DISABLE CUDA_CACHE_MAXSIZE CUDA_FORCE_PTX_JIT
+CUDA_DISABLE_PTX_JIT CUDA_DEVICE_MAX_CONNECTIONS CUDA_AUTO_BOOST CUDA_SCALE_LAUNCH_QUEUES
+CUDA_MANAGED_FORCE_DEVICE_ALLOC CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+NVIDIA_VISIBLE_DEVICES NVIDIA_DRIVER_CAPABILITIES NVIDIA_TF32_OVERRIDE
+TRITON_HOME TRITON_CACHE_DIR TRITON_INTERPRET TRITON_PTXAS_PATH TRITON_CUOBJDUMP_PATH TRITON_NVDISASM_PATH
+TRITON_LIBDEVICE_PATH TRITON_LIBCUDA_PATH TRITON_DEBUG TRITON_PRINT_AUTOTUNING TRITON_ALWAYS_COMPILE
+TRITON_DEFAULT_FP_FUSION TRITON_F32_DEFAULT TRITON_DISABLE_LINE_INFO TRITON_FRONT_END_DEBUGGING
+TORCH_HOME TORCH_CUDA_ARCH_LIST TORCH_SHOW_CPP_STACKTRACES TORCH_USE_CUDA_DSA TORCH_ALLOW_TF32_CUBLAS_OVERRIDE
+TORCH_LOGS TORCHINDUCTOR_COMPILE_THREADS TORCHINDUCTOR_CACHE_DIR
+PYTORCH_CUDA_ALLOC_CONF PYTORCH_ALLOC_CONF PYTORCH_NO_CUDA_MEMORY_CACHING PYTORCH_NVML_BASED_CUDA_CHECK
+PYTORCH_KERNEL_CACHE_PATH PYTORCH_JIT
+OMP_NUM_THREADS OMP_PROC_BIND OMP_PLACES OMP_WAIT_POLICY OMP_DYNAMIC OMP_SCHEDULE OMP_STACKSIZE
+MKL_NUM_THREADS MKL_DYNAMIC MKL_THREADING_LAYER MKL_SERVICE_FORCE_INTEL OPENBLAS_NUM_THREADS OPENBLAS_CORETYPE
+KMP_AFFINITY KMP_BLOCKTIME KMP_DUPLICATE_LIB_OK GOMP_SPINCOUNT GOMP_CPU_AFFINITY NUMEXPR_NUM_THREADS
+GOTO_NUM_THREADS VECLIB_MAXIMUM_THREADS CUBLAS_WORKSPACE_CONFIG
+JUDGE_WORKER_WARM_DEVICE JUDGE_PROFILE_DIR JUDGE_SANDBOX JUDGE_NAMESPACES JUDGE_BYTECODE_CACHE JUDGE_TRACE
+JUDGE_CACHE_DIR JUDGE_HOME
+""".split())
+# Never, whatever the name: a variable whose name says it holds a credential.
+CREDENTIAL_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE")
+ENV_SECRETS = frozenset({"JUDGE_SECRET_SEED"})  # never, whatever the allow-list says
 # Thread pools the worker's imports would start before the sandbox (numpy's OpenBLAS, torch's OpenMP):
 # code of the solution's that runs on one of them (OpenBLAS's exec_blas takes callbacks) is not confined
 # where Landlock cannot confine every thread.  A kernel solution needs none of them.
 ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
-                                     "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+                                     "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                                     # torch.compile's compile workers would be processes left running
+                                     "TORCHINDUCTOR_COMPILE_THREADS")}
 
 
 def allowed_environment(env: dict) -> dict:
     """The variables of ``env`` a worker may see (the rest are dropped, not blanked)."""
-    return {name: value for name, value in env.items()
-            if name not in ENV_SECRETS and (name in ENV_NAMES or name.startswith(ENV_PREFIXES))}
+    return {name: value for name, value in env.items() if env_allowed(name)}
+
+
+def env_allowed(name: str) -> bool:
+    """Whether a worker may see the variable ``name``: named in ENV_NAMES, and not named like a credential."""
+    upper = name.upper()
+    return name in ENV_NAMES and name not in ENV_SECRETS and not any(hint in upper for hint in CREDENTIAL_HINTS)
 
 
 def set_dumpable(dumpable: bool) -> bool:
