@@ -344,9 +344,9 @@ class Runner:
         off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items()
                if state.startswith(("off", "kept"))]
         if off:
-            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): a solution could read "
-                                     f"or write files outside its folder or reach the judge; {OPT_OUT_ENV}=0 turns "
-                                     "it off on purpose (docs/security.md)")
+            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): what a solution can "
+                                     "then reach is in docs/security.md; "
+                                     f"{OPT_OUT_ENV}=0 turns Landlock and seccomp off on purpose")
 
     def measure_peaks_first(self) -> None:
         """On a GPU whose peaks are not cached (a fresh machine), measure them now, while the

@@ -108,6 +108,17 @@ def render_failures(console: Console, result, max_failures: int = MAX_FAILURES) 
         console.print()
 
 
+def unsealed_mark(result) -> str:
+    """`` · UNSEALED (landlock, seccomp off)`` for a run whose worker was not sealed (its notes say why), else ""."""
+    if getattr(result, "sealed", None) is not False:
+        return ""
+    from judge.worker.sandbox import SEALING
+
+    protections = result.environment.get("protections", {})
+    off = [name for name in SEALING if not str(protections.get(name, "off")).startswith(("on", "partial", "dropped"))]
+    return f" [bold yellow]· UNSEALED ({escape(', '.join(off))} off)[/]"
+
+
 def render_run(console: Console, result, benchmarks_renderer=None, max_failures: int = MAX_FAILURES) -> None:
     """The whole report of one run; ``max_failures``: distinct failures shown in full."""
     console.print(f"[bold]{escape(result.challenge)}[/] · {escape(result.solution)} · "
@@ -120,7 +131,8 @@ def render_run(console: Console, result, benchmarks_renderer=None, max_failures:
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     style = "green" if result.verdict == Verdict.ACCEPTED else "red"
-    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(_first_line(result.message, 200))}")
+    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(_first_line(result.message, 200))}"
+                  + unsealed_mark(result))
     if result.verdict not in (Verdict.ACCEPTED, Verdict.INVALID_SUBMISSION):
         console.print(f"[dim]reproduce with: --seed {result.seed}[/]")
     if result.verdict == Verdict.INVALID_SUBMISSION and result.message:

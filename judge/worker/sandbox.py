@@ -131,10 +131,37 @@ class Policy:
                    tuple(map(str, message.get("devices", ()))), bool(message.get("network", False)))
 
 
-def available() -> dict[str, str]:
+def available(namespaces: bool = False) -> dict[str, str]:
     """What this kernel and installation allow, without applying anything: ``{layer: state}``,
-    state "on (...)" or "off: why".  Costs two system calls; safe in the judge's process."""
-    return {"landlock": _landlock_state(), "seccomp": _seccomp_state()}
+    state "on (...)" or "off: why".  Costs two system calls; safe in the judge's process.  With
+    ``namespaces``, also whether a worker can have namespaces of its own (judge/worker/namespaces.py),
+    asked of a short-lived process (tens of milliseconds, once per process)."""
+    states = {"landlock": _landlock_state(), "seccomp": _seccomp_state()}
+    if namespaces:
+        states["namespaces"] = namespaces_state()
+    return states
+
+
+@functools.lru_cache(maxsize=None)
+def namespaces_state() -> str:
+    """Whether a process can enter a worker's namespaces here: "on (...)" or "off: why"."""
+    import subprocess
+    import sys
+
+    from judge.worker import namespaces as module
+
+    if os.environ.get(module.OPT_OUT_ENV) == "0":
+        return f"off: {module.OPT_OUT_ENV}=0"
+    probe = ("import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
+             f"sys.exit(0 if libc.unshare({sum(module.FLAGS.values())}) == 0 else ctypes.get_errno())")
+    try:
+        code = subprocess.run([sys.executable, "-I", "-S", "-c", probe], timeout=30,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"off: the probe failed ({exc})"
+    if code == 0:
+        return "on (" + ", ".join(module.FLAGS) + ")"
+    return f"off: unshare: {os.strerror(code) if code > 0 else f'the probe ended with {code}'} (user namespaces disallowed here?)"
 
 
 _AVAILABLE: dict | None = None
