@@ -130,12 +130,30 @@ def _first_process(libc) -> str:
                    f"size={SHM_BYTES},mode=1777")
         except OSError:
             pass
-    for name, value in (("kernel/shmmni", 64), ("kernel/shmall", SHM_BYTES // 4096), ("kernel/msgmni", 16)):
+    limits = [("kernel/shmmni", 64), ("kernel/shmall", SHM_BYTES // 4096), ("kernel/msgmni", 16)]
+    # No namespace below its own (seccomp denies them too; these hold where the sandbox is off): a nested
+    # user namespace would give the solution capabilities again, over a copy of its own mounts.
+    limits += [(f"user/max_{kind}_namespaces", 0) for kind in ("user", "pid", "mnt", "net", "ipc", "uts", "cgroup",
+                                                              "time")]
+    for name, value in limits:
         try:
             _write(f"/proc/sys/{name}", str(value))
         except OSError:
             pass
+    _new_session_keyring(libc)
     return proc
+
+
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def _new_session_keyring(libc) -> None:
+    """An empty session keyring of its own: it inherited the judge's, whose keys it could read (the red team
+    of issue 38, with the sandbox off: seccomp denies keyctl)."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is not None:
+        libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
 def _mount(libc, source, target: str, fstype, flags: int, data: str | None = None) -> None:

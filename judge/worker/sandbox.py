@@ -222,7 +222,7 @@ def _landlock_state() -> str:
     try:
         import landlockpy
     except ImportError:
-        return "off: the landlockpy package is not installed (pip install 'judge[sandbox]')"
+        return "off: the landlockpy package is not installed (pip install landlockpy: a dependency of judge on Linux)"
     try:
         abi = landlockpy.abi_version()
     except Exception as exc:  # noqa: BLE001 - an odd kernel: the layer is off, never the judge
@@ -260,7 +260,7 @@ def _seccomp_module():
         try:
             import seccomp
         except ImportError:
-            raise ImportError("the pyseccomp package is not installed (pip install 'judge[sandbox]')") from None
+            raise ImportError("the pyseccomp package is not installed (pip install pyseccomp: a dependency of judge on Linux)") from None
     except (OSError, RuntimeError, AttributeError) as exc:
         raise RuntimeError(f"libseccomp could not be loaded ({exc}); install libseccomp2") from None
     return seccomp
