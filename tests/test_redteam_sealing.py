@@ -361,3 +361,40 @@ def test_the_sealings_own_red_team(tmp_path, monkeypatch, sandboxed):
     assert allowed == ([] if sandboxed else ["inotify: allowed"]), message
     assert not (Path(judge_triton_cache()) / "planted").exists() and not (ROOT / "judge" / "planted").exists()
     assert not (cache_dir() / "pycache" / "planted").exists()
+
+
+# -- 10. as a normal user ----------------------------------------------------------------------------------------
+
+def _as_nobody(tmp_path) -> list[str] | None:
+    """A command prefix that runs as the user nobody with this Python, or None where that cannot be (not root,
+    no setpriv, or an interpreter nobody may not run: a virtual environment under /root)."""
+    import shutil
+
+    setpriv = shutil.which("setpriv")
+    if not LINUX or os.geteuid() != 0 or setpriv is None:
+        return None
+    home = tmp_path / "nobody"
+    home.mkdir()
+    os.chown(home, 65534, 65534)
+    tmp_path.chmod(0o755)
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env", f"HOME={home}",
+              f"JUDGE_CACHE_DIR={home / 'cache'}", f"JUDGE_DATA_DIR={home / 'data'}", "JUDGE_SERVER=0"]
+    probe = subprocess.run([*prefix, sys.executable, "-c", "import judge, torch"], capture_output=True, cwd=ROOT)
+    return prefix if probe.returncode == 0 else None
+
+
+@needs_namespaces
+def test_as_a_normal_user_the_worker_is_sealed_the_same_way(tmp_path):
+    prefix = _as_nobody(tmp_path)
+    if prefix is None:
+        pytest.skip("cannot run this Python as the user nobody here (not root, no setpriv, or a private venv)")
+    args = [sys.executable, "-m", "judge", "run", str(SPECS / "tiny_transpose.yaml"), "--seed", "1", "--json",
+            "--no-history"]
+    honest = subprocess.run([*prefix, *args[:5], str(SOLUTIONS / "transpose_ok.py"), *args[5:]], capture_output=True,
+                            text=True, cwd=ROOT, timeout=300)
+    doc = json.loads(honest.stdout)
+    assert doc["verdict"] == "accepted" and doc["sealed"] is True, doc.get("sandbox")
+    assert doc["sandbox"]["namespaces"].startswith("on") and doc["sandbox"]["capabilities"].startswith("dropped")
+    late = subprocess.run([*prefix, *args[:5], str(SOLUTIONS / "hostile_late_writer.py"), *args[5:]],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert "left a process running" in json.loads(late.stdout)["message"]
