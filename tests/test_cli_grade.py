@@ -89,10 +89,11 @@ def graded(tmp_path_factory):
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "judge", "grade", "--dir", str(base / "submissions"), *COMMON, "--jobs", "2",
-         "--json", str(base / "r.json"), "--junit", str(base / "r.xml"), "--summary", str(base / "r.md")],
+         "--json", str(base / "r.json"), "--junit", str(base / "out" / "reports" / "r.xml"),  # folders made
+         "--summary", str(base / "r.md")],
         capture_output=True, text=True, env=env, timeout=300, cwd=base)
     return {"base": base, "proc": proc, "seconds": time.monotonic() - started,
-            "json": json.loads((base / "r.json").read_text()), "xml": (base / "r.xml").read_text(),
+            "json": json.loads((base / "r.json").read_text()), "xml": (base / "out" / "reports" / "r.xml").read_text(),
             "md": (base / "r.md").read_text(), "step": step_summary.read_text()}
 
 
@@ -251,7 +252,7 @@ def test_files_of_one_challenge_with_json_on_stdout(tmp_path):
     (["transpose", str(SOLUTIONS / "transpose_ok.py"), "--min-pass", "lots"], "--min-pass: 'lots'"),
     (["transpose", str(SOLUTIONS / "transpose_ok.py"), "--resume", "--json", "-"], "--resume reads the results"),
     (["transpose", str(SOLUTIONS / "transpose_ok.py"), "--json", "a.json", "--junit", "a.json"], "different files"),
-    (["transpose", str(SOLUTIONS / "transpose_ok.py"), "--junit", "no/such/dir/r.xml"], "cannot write"),
+    (["transpose", str(SOLUTIONS / "transpose_ok.py"), "--junit", "/dev/null/r.xml"], "cannot write"),
 ])
 def test_usage_errors_exit_2(args, words):
     result = CliRunner().invoke(main, ["grade", *args])

@@ -31,7 +31,7 @@ PURE = [
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
     "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",
-    "judge.ui.guard", "judge.ui.statement",
+    "judge.ui.guard", "judge.ui.statement", "judge.doctor.diagnosis",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
                   "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",
@@ -51,7 +51,7 @@ LAYERS = [
     ("ranking", "grading"),      # rank and sweep; grading many submissions
     ("history", "watch"),        # SQLite history and leaderboard; watch's run changes and file watching
     ("server",),                 # the judge server's client side: what `judge run` calls
-    ("ui",),                     # judge ui's web app (its judgements' workers come from the judge server)
+    ("ui", "doctor"),            # judge ui's web app (its judgements' workers from the judge server); judge doctor
     ("cli",),                    # thin click commands
     ("daemon",),                 # the judge server itself, which runs cli commands
     ("launch",),                 # the entry point: a served command goes to the server, the rest to cli

@@ -86,9 +86,12 @@ class Entry:
 
 
 def builtin_dir() -> Path:
-    """The built-in specs: the source tree's challenges/ or, installed, judge.challenges."""
-    source_tree = Path(__file__).resolve().parent.parent / "challenges"
-    if source_tree.is_dir():
+    """The built-in specs: the source tree's top-level challenges/ (a checkout run with ``PYTHONPATH=.``,
+    uninstalled, has no package judge.challenges: every built-in challenge was an internal error there)
+    or, installed, judge.challenges."""
+    package = Path(__file__).resolve().parent.parent
+    source_tree = package.parent / "challenges"
+    if (package.parent / "pyproject.toml").is_file() and (source_tree / "transpose.yaml").is_file():
         return source_tree
     from importlib.resources import files
 

@@ -22,6 +22,7 @@ from judge.cli import rank as _rank  # noqa: F401 - registers rank and sweep
 from judge.cli import history as _history  # noqa: F401 - registers leaderboard and history
 from judge.cli import server as _server  # noqa: F401 - registers server start/stop/status
 from judge.cli import ui as _ui  # noqa: F401 - registers ui (the browser workspace; its extra is optional)
+from judge.cli import doctor as _doctor  # noqa: F401 - registers doctor
 
 main = main_group
 

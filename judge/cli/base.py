@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import click
 
+from judge.base.environment import JudgeEnvironmentError, environment_message, first_unimportable
 from judge.base.exit_codes import ExitCode
 from judge.base.solution_file import SolutionFileError, check_solution_file as _check_file
 from judge import __version__
@@ -31,13 +32,22 @@ class JudgeGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence
-            if ctx.obj and ctx.obj.get("debug"):
-                traceback.print_exc()
-            else:
-                click.echo(f"Error: internal error in judge: {type(exc).__name__}: {exc}\n"
-                           "Run again with 'judge --debug ...' for the traceback, and please report it.",
-                           err=True)
+            click.echo(f"Error: {_internal_message(exc, ctx)}", err=True)
             sys.exit(ExitCode.INTERNAL)
+
+
+def _internal_message(exc: Exception, ctx: click.Context) -> str:
+    """The paragraph for an exception no command handled: the judge's own installation (a module of its
+    own missing or broken: what to install), else an internal error (the traceback with --debug)."""
+    if isinstance(exc, JudgeEnvironmentError):
+        return str(exc)
+    module = first_unimportable() if isinstance(exc, ImportError) else None
+    if module is not None:
+        return environment_message(module, f"{type(exc).__name__}: {exc}")
+    if ctx.obj and ctx.obj.get("debug"):
+        traceback.print_exc()
+    return (f"internal error in judge: {type(exc).__name__}: {exc}\n"
+            "Run again with 'judge --debug ...' for the traceback, and please report it.")
 
 
 def _print_version(ctx: click.Context, _param, value: bool) -> None:

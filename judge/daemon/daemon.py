@@ -91,6 +91,11 @@ class Server:
             os.environ["TRITON_INTERPRET"] = "1"
         else:
             os.environ.pop("TRITON_INTERPRET", None)
+        # numpy's OpenBLAS fixes its pool when it loads: a worker's has none (one thread, judge/worker/sandbox.py),
+        # and a forked worker must not inherit the server's (its threads are gone after the fork, and it started
+        # a new pool at its first BLAS call where a spawned worker never has one).  Commands use no numpy BLAS.
+        blas = os.environ.get("OPENBLAS_NUM_THREADS")
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
         import judge.cli  # noqa: F401 - every command's module
         import judge.ranking.rank_runner  # noqa: F401
         import judge.judging.dispatch  # noqa: F401
@@ -104,6 +109,10 @@ class Server:
         if not self.interpret:
             judge.worker.warm_kernel.hash_triton()  # the forked workers inherit it
         os.environ.pop("TRITON_INTERPRET", None)  # read at import only; each child takes its client's environment
+        if blas is None:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = blas
         import gc
 
         gc.collect()

@@ -21,7 +21,9 @@ def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
     """Write to a temporary file beside ``path``, then rename it over ``path`` with ``mode``:
     readers, and a run killed mid-write, see the old file or the new one, never half.  The
     temporary file is always a new one (mkstemp's O_EXCL), never a link planted beside ``path``.
-    The default 0644, not mkstemp's 0600: a CI artifact must not be hidden from other users."""
+    The default 0644, not mkstemp's 0600: a CI artifact must not be hidden from other users.
+    Missing parent folders are made (``--junit out/junit.xml`` with no ``out/`` wrote no report at all)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:

@@ -28,8 +28,11 @@ WARM_DEVICE_ENV = "JUDGE_WORKER_WARM_DEVICE"
 
 def main(argv: list[str]) -> int:
     request_fd, response_fd = int(argv[0]), int(argv[1])
-    from judge.worker import protocol, session  # binds torch's timing functions (session, timed_loop) before the solution loads
-    from judge.worker.area import WorkerArea
+    try:  # binds torch's timing functions (session, timed_loop) before the solution loads
+        from judge.worker import protocol, session
+        from judge.worker.area import WorkerArea
+    except ImportError as exc:  # torch, triton or numpy missing or broken: the judge's installation, not the solution
+        _environment_failure(exc)
 
     area = WorkerArea(int(argv[2])) if len(argv) > 2 else None
     session.warm_up(os.environ.get(WARM_DEVICE_ENV, ""))  # while the judge is still busy
@@ -47,6 +50,16 @@ def main(argv: list[str]) -> int:
             return 0
         if not worker.handle(header, blobs):
             return 3  # the device is unusable after a fault: the judge starts a new worker
+
+
+def _environment_failure(exc: ImportError) -> None:
+    """Say which module of the judge's own could not be imported, and end with the status the judge reads
+    as that (judge/base/environment.py); the judge checks the claim before it believes it."""
+    from judge.base.environment import ENVIRONMENT_MARK, ENVIRONMENT_STATUS, first_unimportable
+
+    module = first_unimportable() or (getattr(exc, "name", None) or "?").split(".")[0]
+    print(f"{ENVIRONMENT_MARK} {module}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+    os._exit(ENVIRONMENT_STATUS)
 
 
 def die_with_the_judge() -> None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from judge.base import signals
 from judge.base.bytecode import worker_bytecode_env
+from judge.base.environment import (ENVIRONMENT_MARK, ENVIRONMENT_STATUS, JudgeEnvironmentError,
+                                    check_worker_modules, environment_message)
 from judge.base.languages import is_cuda_source
 from judge.worker import protocol, sandbox, tree
 from judge.worker import cuda_build
@@ -210,20 +212,44 @@ class Worker:
             started = time.monotonic()
             self.cuda = self._built_cuda(timeout)
             timeout = max(1.0, timeout - (time.monotonic() - started))
-        self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
-                    "device": self.device,
-                    "gpu_memory_fraction": self.limits.gpu_memory_fraction,
-                    "output_bytes": self.limits.output_bytes,
-                    "solution_env": self._solution_env(), "sandbox": self._policy(), "seal": self._seal(),
-                    **({"cuda": self.cuda} if self.cuda else {})},
-                   deadline=time.monotonic() + timeout, what="loading the solution")
-        header, _ = self._receive(timeout, "loading the solution")
+        try:
+            self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
+                        "device": self.device,
+                        "gpu_memory_fraction": self.limits.gpu_memory_fraction,
+                        "output_bytes": self.limits.output_bytes,
+                        "solution_env": self._solution_env(), "sandbox": self._policy(), "seal": self._seal(),
+                        **({"cuda": self.cuda} if self.cuda else {})},
+                       deadline=time.monotonic() + timeout, what="loading the solution")
+            header, _ = self._receive(timeout, "loading the solution")
+        except WorkerCrashed:
+            self._raise_if_broken_environment()
+            raise
         if not header.get("ok"):
             self.stop()
             raise SubmissionInvalid(header.get("message", "the solution could not be loaded"),
                                     str(header.get("verdict", "invalid_submission")))
         self.protections = header.get("protections") if isinstance(header.get("protections"), dict) else {}
         self.kernel = self._kernel_view()  # what /proc says of it: namespaces, capabilities, no_new_privs, seccomp
+
+    def _raise_if_broken_environment(self) -> None:
+        """A worker that ended with ``ENVIRONMENT_STATUS`` before the solution loaded said which of the
+        judge's own modules it could not import: believed (``JudgeEnvironmentError``, exit 3) only if
+        that module fails to import here too, in a fresh Python with the worker's environment; else the
+        solution's code forged the status, and its crash stays a verdict."""
+        if self.process is None or self.process.poll() != ENVIRONMENT_STATUS:
+            return
+        claim = next((line.split(ENVIRONMENT_MARK, 1)[1].strip() for line in self.output_tail().splitlines()
+                      if ENVIRONMENT_MARK in line), "")
+        module, _, detail = claim.partition(":")
+        if not all(part.isidentifier() for part in module.strip().split(".")):
+            return
+        try:
+            done = subprocess.run([sys.executable, "-c", f"import {module.strip()}"], env=self._environment(),
+                                  capture_output=True, timeout=120, cwd=self.workdir.name if self.workdir else None)
+        except (OSError, subprocess.TimeoutExpired):
+            return
+        if done.returncode != 0:
+            raise JudgeEnvironmentError(environment_message(module.strip(), detail.strip() or "it fails"))
 
     def _cuda_settings(self, timeout: float) -> dict:
         """What it takes to build and call a CUDA C++ solution (judge/worker/cuda_solve.py): nvcc and its
@@ -309,6 +335,7 @@ class Worker:
         """Start the process.  It imports torch at once (seconds) and then waits for
         ``start``'s init message, so spawning early overlaps that with the judge's own work.
         A SIGTERM or Ctrl-C is raised once the process is known (``_LIVE``), not between fork and exec."""
+        check_worker_modules(self.interpret)  # the judge's own imports: an internal error, never a verdict
         with signals.held():
             self._spawn()
 

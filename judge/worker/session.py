@@ -79,6 +79,8 @@ class Session:
         self.state: ProcessState | None = None  # torch's per-call state, likewise (integrity.py)
         self.loop: timed_loop.TimedLoop | None = None  # the bench request being served
         self.judge_threads: set | None = None  # the worker's own Python threads, before the solution loaded
+        self.threads_at_return: dict = {}  # the solution's threads running when solve() returned (after_solve)
+        self.threads_told: set = set()  # those a call's error named already: a later call's names only its own
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
         self.weights: list = []  # the last call's models' parameters, as it got them (seal)
         self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
@@ -242,7 +244,10 @@ class Session:
 
     def after_solve(self) -> None:
         """Right after solve() returned, before the synchronize (timed_loop.measured_call calls it after the
-        end event): what only that moment shows, a CUDA C++ library's native threads (cuda_solve.py)."""
+        end event): what only that moment shows, a CUDA C++ library's native threads (cuda_solve.py), and
+        the solution's Python threads still running as it returned (``threads_left``: one that sleeps and
+        writes later ended before the check on a busy machine, and its case was accepted in one run of ten)."""
+        self.threads_at_return = self._solution_threads()
         after = getattr(self.solve, "after_call", None)
         if after is not None:
             after()
@@ -278,10 +283,19 @@ class Session:
         if self.judge_threads is None:
             return []
         native = self.solve.left_running() if hasattr(self.solve, "left_running") else []  # a CUDA C++ library's
-        alive = [t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()]
+        left = {**self.threads_at_return, **self._solution_threads()}
+        self.threads_at_return = {}
+        alive = [name for ident, name in left.items() if ident not in self.threads_told]  # each told once
+        self.threads_told |= set(left)
         return native + ([f"solve() left {len(alive)} thread(s) of its own running ({', '.join(alive[:4])}): a call's "
                           "work must be done when solve() returns, and work a thread does afterwards is not timed"]
                          if alive else [])
+
+    def _solution_threads(self) -> dict:
+        """ident -> name of the Python threads running now that the worker did not start itself."""
+        if self.judge_threads is None:
+            return {}
+        return {t.ident: t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()}
 
     @staticmethod
     def modes_left() -> list[str]:
