@@ -7,7 +7,8 @@
 #   new     tests/test_redteam_sealing_gpu.py: sealed GPU workers (Triton, nvcc), the red team's classes
 #   tests   the GPU sealed/isolation suites: test_gpu_sealed.py, test_gpu_isolation.py, test_cuda_redteam_gpu.py
 #   cost    judge run transpose solutions/transpose/tiled.py --seed 1: 5 served warm runs and 5 alone
-#           (wall seconds, medians; the served warm run must stay <= 3 s), and the sandbox line of each kind
+#           (wall seconds, medians; the served warm run must stay <= 3 s), and the sandbox line; the same for
+#           .old/main when it is there (the tree before, for a same-machine comparison)
 set -u
 source scripts/gpu_setup.sh
 
@@ -30,30 +31,34 @@ part_tests() {
       tests/test_cuda_redteam_gpu.py 2>&1 | tail -25
 }
 
-part_cost() {
-  local args=(run transpose solutions/transpose/tiled.py --seed 1 --no-history)
-  unset JUDGE_SERVER CI
-  python3 -m judge server stop >/dev/null 2>&1
-  python3 -m judge "${args[@]}" --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('alone:', d['verdict'], 'sealed', d['sealed'], d['sandbox'])"
-  sleep 20  # the server the run started imports torch and triton
-  python3 -m judge server status | head -3
-  local served=() alone=()
-  for i in 1 2 3 4 5; do
-    local t0=$(date +%s.%N); python3 -m judge "${args[@]}" > "$OUT/served_$i.txt" 2>&1; local t1=$(date +%s.%N)
-    served+=("$(python3 -c "print(round($t1 - $t0, 3))")")
-  done
-  python3 -m judge "${args[@]}" --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('served:', d['verdict'], 'sealed', d['sealed'], d['sandbox'])"
-  python3 -m judge server stop >/dev/null 2>&1
-  for i in 1 2 3 4 5; do
-    local t0=$(date +%s.%N); JUDGE_SERVER=0 python3 -m judge "${args[@]}" > "$OUT/alone_$i.txt" 2>&1; local t1=$(date +%s.%N)
-    alone+=("$(python3 -c "print(round($t1 - $t0, 3))")")
-  done
-  tail -1 "$OUT/served_5.txt"; tail -1 "$OUT/alone_5.txt"
-  python3 -c "
-import statistics, sys
+cost_of() {  # cost_of TREE: 5 served warm runs and 5 alone of that tree (".": this one), alternating nothing else
+  local tree=$1 args=(run transpose solutions/transpose/tiled.py --seed 1 --no-history) served=() alone=()
+  local judge=(python3 -m judge)
+  [ "$tree" != . ] && judge=(env PYTHONPATH="$PWD/$tree:${PYTHONPATH:-}" python3 -m judge)
+  (cd "$tree" && unset JUDGE_SERVER CI && "${judge[@]}" server stop >/dev/null 2>&1
+   "${judge[@]}" "${args[@]}" --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print('$tree alone:', d['verdict'], 'sealed', d.get('sealed'), d.get('sandbox'))"
+   sleep 20  # the server the run started imports torch and triton
+   for i in 1 2 3 4 5; do
+     t0=$(date +%s.%N); "${judge[@]}" "${args[@]}" > "$OUT/served.txt" 2>&1; t1=$(date +%s.%N)
+     served+=("$(python3 -c "print(round($t1 - $t0, 3))")")
+   done
+   "${judge[@]}" server stop >/dev/null 2>&1
+   for i in 1 2 3 4 5; do
+     t0=$(date +%s.%N); JUDGE_SERVER=0 "${judge[@]}" "${args[@]}" > "$OUT/alone.txt" 2>&1; t1=$(date +%s.%N)
+     alone+=("$(python3 -c "print(round($t1 - $t0, 3))")")
+   done
+   tail -1 "$OUT/served.txt"; tail -1 "$OUT/alone.txt"
+   python3 -c "
+import statistics
 served, alone = [float(x) for x in '${served[*]}'.split()], [float(x) for x in '${alone[*]}'.split()]
-print('served warm (s):', served, 'median', statistics.median(served))
-print('alone (s):      ', alone, 'median', statistics.median(alone))"
+print('$tree served warm (s):', served, 'median', statistics.median(served))
+print('$tree alone (s):      ', alone, 'median', statistics.median(alone))")
+}
+
+part_cost() {  # this tree, and the tree before when carried as .old/main (git archive main | tar -x -C .old/main)
+  cost_of .
+  [ -d .old/main ] && cost_of .old/main
+  return 0
 }
 
 for part in "${@:-probe}"; do
