@@ -32,6 +32,7 @@ PURE = [
     "judge.worker.deadline", "judge.worker.nvcc",
     "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",
     "judge.ui.guard", "judge.ui.statement", "judge.doctor.diagnosis",
+    "judge.challenge.kernelbench_format", "judge.grading.fast_p", "judge.authoring.kernelbench_starter",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
                   "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",

@@ -20,7 +20,7 @@ from judge.grading.records import SECRET_SEED_ENV, GradeSettings
 from judge.grading.session import GradeSession, exit_status, interrupted_once, outcome
 from judge.grading.settings import pass_rule, public_seed, read_previous, require_sandbox, take_secret
 from judge.report.console import make_console
-from judge.report.grade_table import render_table, start_line, summary_line
+from judge.report.grade_table import kernelbench_lines, render_table, start_line, summary_line
 from judge.cli.base import bench_options, cpu_elements_option, current_search_path, judging_options, main_group, \
     require_kernel_option, user_errors
 
@@ -88,6 +88,8 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
             doc = session.document()
             session.outputs.finish(doc)
         render_table(console, doc)
+        for line in kernelbench_lines(doc):
+            console.print(line, markup=False, highlight=False)
         ok, rule_note = outcome(doc, rule)
         console.print(summary_line(doc, ok, rule_note))
         sys.exit(exit_status(ok, completed))

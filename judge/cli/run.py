@@ -58,9 +58,9 @@ def judge_with_progress(spec, solution: str, early_worker, options):
 @history_options
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                db_path, no_history) -> None:
+                torch_compile, db_path, no_history) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
-    challenge folder holding challenge.py).
+    challenge folder holding challenge.py); on a KernelBench problem file, SOLUTION defines class ModelNew.
 
     Exit status: 0 accepted, 1 rejected, 2 usage error, 3 internal error,
     130 interrupted (Ctrl-C), 143 stopped by SIGTERM.
@@ -77,7 +77,7 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
-            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel))
+            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, torch_compile=torch_compile))
     finally:
         if early is not None:
             early.stop()

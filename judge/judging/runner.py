@@ -79,6 +79,7 @@ class Options:
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
     require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
+    torch_compile: bool = False  # a KernelBench problem: also time its Model under torch.compile (--torch-compile)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run

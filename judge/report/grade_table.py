@@ -14,7 +14,7 @@ from rich.table import Table
 from judge.report.console import table_box
 
 __all__ = ["start_line", "order_line", "progress_line", "interrupted_line", "render_table", "timing_lines",
-           "summary_line"]
+           "summary_line", "kernelbench_lines"]
 
 ORDER_SHOWN = 3  # entries the order line names before "…"
 
@@ -97,6 +97,26 @@ def timing_lines(timing: dict | None) -> list[str]:
         lines.append(f"  {worker['name']}: busy {worker['busy_s']:.1f} s, idle {worker['idle_s']:.1f} s "
                      f"({tasks} task{'' if tasks == 1 else 's'})")
     return lines
+
+
+def kernelbench_lines(doc: dict) -> list[str]:
+    """KernelBench's scores per submission (the document's ``kernelbench``: grading/fast_p.py) as plain lines:
+    fast_0, fast_1, fast_2 and the geometric mean speed-up over torch eager; [] when no entry is a problem."""
+    scores = doc.get("kernelbench")
+    if not scores:
+        return []
+    lines = []
+    for who, s in scores["submissions"].items():
+        fast = " · ".join(f"fast_{p:g} {_share(s.get(f'fast_{p:g}'))}" for p in scores["p"])
+        mean = s.get("geomean_speedup")
+        speed = (f" · geometric mean speed-up {mean:.2f}x over torch (of {s['timed']} timed)" if mean is not None
+                 else " · no speed-ups (nothing timed: CPU mode, or no correct solution)")
+        lines.append(f"KernelBench {who}: {s['correct']} of {s['problems']} problems correct · {fast}{speed}")
+    return lines
+
+
+def _share(value) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def summary_line(doc: dict, ok: bool, rule_note: str) -> str:

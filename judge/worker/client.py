@@ -183,6 +183,10 @@ class Worker:
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
         self.untrusted, self.readable = untrusted, tuple(readable)
+        # More folders its sandbox lets it write, and variables set for the solution: a KernelBench solution's
+        # load_inline build folder and CUDA toolkit (judging/kernelbench_runner.py).
+        self.writable: tuple[str, ...] = ()
+        self.solution_extra_env: dict = {}
         self.protections: dict = {}  # the sandbox's layers as the worker applied them (its ready message)
         self.kernel: dict = {}  # the same as the kernel shows them to the judge (tree.kernel_view)
         self.cuda: dict | None = None  # a CUDA C++ solution's build settings (start)
@@ -208,6 +212,8 @@ class Worker:
         if self.process is None:
             self.spawn()
         self._initialized = True  # from here it reads its requests: stop() may ask it to exit
+        if self.watchdog is not None:
+            self.watchdog.folders = self._writable()  # those set after an early spawn (writable) counted too
         if is_cuda_source(self.solution):
             started = time.monotonic()
             self.cuda = self._built_cuda(timeout)
@@ -299,11 +305,11 @@ class Worker:
         kernels compile into a cache of their own, not the one the judge's kernels came from."""
         if self._triton_cache is None:
             self._triton_cache = solution_triton_cache(self.solution, self._scratch("triton") if self.untrusted else None)
-        return {"TRITON_CACHE_DIR": self._triton_cache, "TMPDIR": self._scratch("tmp")}
+        return {"TRITON_CACHE_DIR": self._triton_cache, "TMPDIR": self._scratch("tmp"), **self.solution_extra_env}
 
     def _writable(self) -> list[str]:
         """Every folder the worker may write once the solution loads, each counted by the disk watchdog."""
-        folders = [self.workdir.name, self._solution_env()["TRITON_CACHE_DIR"]]
+        folders = [self.workdir.name, self._solution_env()["TRITON_CACHE_DIR"], *self.writable]
         profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
         if profiles:
             os.makedirs(profiles, exist_ok=True)

@@ -132,6 +132,10 @@ def spec_message(spec) -> dict:
     """The spec as the worker receives it: the judge's YAML text and which variant,
     so the worker never reads the file again (it may have changed since); for a
     challenge with shipped inputs (LeetGPU's), only its signature."""
+    if getattr(spec, "kernelbench", False):  # a KernelBench problem's text (judge/challenge/kernelbench.py)
+        from judge.challenge.kernelbench import spec_message as kernelbench_message
+
+        return kernelbench_message(spec)
     if getattr(spec, "shipped", False):
         from judge.challenge.shipped import signature_message
 
@@ -140,6 +144,10 @@ def spec_message(spec) -> dict:
 
 
 def spec_from_message(message: dict):
+    if message.get("kind") == "kernelbench":
+        from judge.challenge.kernelbench import spec_from_message as kernelbench_spec
+
+        return kernelbench_spec(message)
     if message.get("kind") == "shipped":
         from judge.challenge.shipped import signature_from_message
 
