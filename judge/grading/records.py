@@ -236,13 +236,20 @@ def grade_document(entries: list[Entry], records: dict[int, dict], settings: Gra
            "mode": "interpret" if settings.interpret else "gpu",
            "seed": {"public": settings.public_seed, "secret": bool(settings.secret), "label": settings.seed_label},
            "settings": settings.public_dict(), **meta, "updated_at": _now(),
-           "complete": len(records) == len(entries), "summary": _summary(entries, records), "results": results}
+           "complete": len(records) == len(entries), "sealed": _sealed(records), "summary": _summary(entries, records),
+           "results": results}
     kernelbench = [r for r, e in zip(results, entries) if _is_kernelbench(e)]
     if kernelbench:  # KernelBench's fast_p over its problems (grading/fast_p.py)
         from judge.grading.fast_p import kernelbench_scores
 
         doc["kernelbench"] = kernelbench_scores(kernelbench)
     return doc
+
+
+def _sealed(records: dict[int, dict]) -> bool | None:
+    """Whether every graded submission's worker ran sealed (each record's ``sealed``; None before any ran)."""
+    seen = [r.get("sealed") for r in records.values() if r.get("sealed") is not None]
+    return all(seen) if seen else None
 
 
 def _is_kernelbench(entry: Entry) -> bool:

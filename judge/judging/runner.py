@@ -90,6 +90,9 @@ class Options:
         return self.timeout if self.timeout is not None else (60.0 if interpret else 30.0)
 
 
+SANDBOX_KEYS = ("namespaces", "read_only", "capabilities", "no_new_privs", "landlock", "seccomp")
+
+
 @dataclass
 class RunResult:
     """Everything a report needs; ``as_dict`` is the documented JSON shape."""
@@ -108,9 +111,20 @@ class RunResult:
     phases_s: dict = field(default_factory=dict)
     sanitizer: list | None = None  # --sanitize: each tool's run (sanitize.SanitizerRun.as_dict)
 
+    @property
+    def sealed(self) -> bool | None:
+        """Whether the worker ran sealed (worker/sandbox.sealed); None when no worker started."""
+        from judge.worker.sandbox import sealed
+
+        protections = self.environment.get("protections")
+        return None if not protections else sealed(protections)
+
     def as_dict(self) -> dict:
+        protections = self.environment.get("protections") or {}
         out = {
-            "verdict": self.verdict.value, "challenge": self.challenge, "solution": self.solution,
+            "verdict": self.verdict.value, "sealed": self.sealed,
+            "sandbox": {name: protections[name] for name in SANDBOX_KEYS if name in protections},
+            "challenge": self.challenge, "solution": self.solution,
             "mode": self.mode, "seed": self.seed, "device": self.device, "message": self.message,
             "tests": [t.as_dict() for t in self.tests], "benchmarks": list(self.benchmarks),
             "notes": list(self.notes), "environment": dict(self.environment),
@@ -313,7 +327,7 @@ class Runner:
         self.measure_peaks_first()
         try:
             self.worker.start(self.options.compile_timeout)
-            self.note_protections(getattr(self.worker, "protections", {}))
+            self.note_protections(getattr(self.worker, "protections", {}), getattr(self.worker, "kernel", None))
             self.note_build(getattr(self.worker, "build", {}))
             return True
         except SubmissionInvalid as exc:  # invalid_submission, or compile_error for a .cu nvcc rejected
@@ -336,20 +350,22 @@ class Runner:
         how = "found in the build cache" if build.get("cached") else f"built with nvcc in {build.get('seconds', 0):.1f} s"
         self.result.notes.append(f"CUDA C++: {how} for {build.get('arch', '?')}")
 
-    def note_protections(self, applied: dict) -> None:
-        """The run's protections (``environment.protections``: the worker's sandbox layers as it applied
-        them, and the judge's own) and a note for each layer that is off (docs/security.md)."""
+    def note_protections(self, applied: dict, kernel: dict | None = None) -> None:
+        """The run's protections (``environment.protections``: the worker's namespaces, capabilities and
+        sandbox layers as the kernel and the judge saw them, and the judge's own) and a note for each that
+        is off (docs/security.md)."""
         from judge.worker.sandbox import OPT_OUT_ENV, judged_layers
 
-        layers = judged_layers(applied, requested=os.environ.get(OPT_OUT_ENV) != "0")
+        layers = judged_layers(applied, requested=os.environ.get(OPT_OUT_ENV) != "0", kernel=kernel)
         self.result.environment["protections"] = {
             **layers, "guard_zones": "on", "argument_seal": "on", "environment": "allow-listed",
             "judge_undumpable": judge_undumpable()}
-        off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items() if state.startswith("off")]
+        off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items()
+               if state.startswith(("off", "kept"))]
         if off:
-            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): a solution could read "
-                                     f"or write files outside its folder or reach the judge; {OPT_OUT_ENV}=0 turns "
-                                     "it off on purpose (docs/security.md)")
+            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): what a solution can "
+                                     "then reach is in docs/security.md; "
+                                     f"{OPT_OUT_ENV}=0 turns Landlock and seccomp off on purpose")
 
     def measure_peaks_first(self) -> None:
         """On a GPU whose peaks are not cached (a fresh machine), measure them now, while the

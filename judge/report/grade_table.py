@@ -123,5 +123,7 @@ def summary_line(doc: dict, ok: bool, rule_note: str) -> str:
     """The last line: how many were accepted, the pass rule's note (``rule_note``), PASS or FAIL, the seed."""
     summary = doc["summary"]
     style = "green" if ok else "red"
+    unsealed = sum(1 for r in doc.get("results", []) if r.get("sealed") is False)
+    warning = f"  [bold yellow]UNSEALED: {unsealed} submission(s) ran without the whole sandbox[/]" if unsealed else ""
     return (f"[bold {style}]{summary['accepted']} of {summary['total']} accepted{rule_note}: "
-            f"{'PASS' if ok else 'FAIL'}[/]  seed {escape(doc['seed']['label'])}")
+            f"{'PASS' if ok else 'FAIL'}[/]  seed {escape(doc['seed']['label'])}{warning}")

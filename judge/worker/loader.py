@@ -13,6 +13,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from judge.base.text import bounded
+
 __all__ = ["SubmissionError", "load_solve", "load_module", "format_error", "patch_autotuner_for_interpreter"]
 
 
@@ -87,11 +89,9 @@ def format_error(exc: BaseException, solution_path: str, limit: int = 6) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     solution = str(Path(solution_path).resolve())
     own = [f for f in frames if str(Path(f.filename).resolve()) == solution] or frames[-2:]
-    lines = traceback.format_list(own[-limit:])
-    message = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
-    if len(message) > 4000:
-        message = message[:2000] + "\n...\n" + message[-2000:]
-    return ("Traceback (most recent call last, solution frames only):\n" + "".join(lines) + message).rstrip()
+    lines = [bounded(line, 1000) for line in traceback.format_list(own[-limit:])]  # linecache is the solution's
+    message = bounded("".join(traceback.format_exception_only(type(exc), exc)).rstrip(), 4000)
+    return bounded(("Traceback (most recent call last, solution frames only):\n" + "".join(lines) + message).rstrip())
 
 
 def is_compile_error(exc: BaseException) -> bool:

@@ -17,7 +17,7 @@ import torch
 from judge.challenge import shipped, shipped_module, tensors as tensor_args
 from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
-from judge.worker import compile_events, kernelbench_model, launches, loader, protocol, sandbox
+from judge.worker import compile_events, kernelbench_model, launches, loader, namespaces, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -137,15 +137,19 @@ class Session:
 
     def confine(self) -> dict:
         """The last step before any code of the solution runs: the environment its kernels compile in
-        (Triton's cache for the solution, not the judge's own kernels'; a private temporary folder),
-        then the sandbox (judge/worker/sandbox.py).  Returns the layers that are on."""
+        (Triton's cache for the solution, not the judge's own kernels'; a private temporary folder), the
+        mounts and capabilities (judge/worker/namespaces.py: whatever the sandbox), then the sandbox
+        (judge/worker/sandbox.py).  Returns the mechanisms and layers that are on."""
         for name, value in self.init.get("solution_env", {}).items():
             os.environ[name] = str(value)
         tempfile.tempdir = None  # from $TMPDIR again
+        seal = self.init.get("seal") or {}
+        states = namespaces.seal([str(p) for p in seal.get("writable", ())], [str(p) for p in seal.get("hidden", ())])
         policy = self.init.get("sandbox")
         if policy is None:
-            return dict.fromkeys(("landlock", "seccomp"), f"off: {sandbox.OPT_OUT_ENV}=0")
-        return sandbox.apply(sandbox.Policy.from_message(policy))
+            return {**states, **dict.fromkeys(("landlock", "seccomp"), f"off: {sandbox.OPT_OUT_ENV}=0")}
+        namespaced = namespaces.STATE.startswith("on")
+        return {**states, **sandbox.apply(sandbox.Policy.from_message(policy), namespaced=namespaced)}
 
     def reply(self, header: dict, blobs=()) -> None:
         protocol.send(self.fd, header, blobs)
