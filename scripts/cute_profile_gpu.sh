@@ -29,9 +29,9 @@ for part in "$@"; do
       exec 7<&-
       # The sandboxed worker under ncu: measured? If not, the same without the sandbox says whether it is the cause.
       for sandbox in 1 0; do
-        JUDGE_SANDBOX=$sandbox timeout 300 python3 -m judge profile transpose solutions/transpose/tiled.py --case square-8192 \
+        JUDGE_SANDBOX=$sandbox JUDGE_NAMESPACES=$sandbox timeout 300 python3 -m judge profile transpose solutions/transpose/tiled.py --case square-8192 \
           --seed 1 --json --keep-raw --ncu-report /tmp/probe.ncu-rep > "$RES/probe_sandbox$sandbox.json" 2> "$RES/probe_sandbox$sandbox.err"
-        echo "JUDGE_SANDBOX=$sandbox: exit $?"; tail -5 "$RES/probe_sandbox$sandbox.err"
+        echo "JUDGE_SANDBOX=$sandbox JUDGE_NAMESPACES=$sandbox: exit $?"; tail -5 "$RES/probe_sandbox$sandbox.err"
         python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ncu:', d['ncu'].get('status'), str(d['ncu'].get('problem'))[:1500]); print('cupti kernels:', [(k['short_name'], k['time_us']) for k in d['cupti']['kernels']])" "$RES/probe_sandbox$sandbox.json"
         ls -la /tmp/nvidia/nsight_compute
         if grep -q '"status": "measured"' "$RES/probe_sandbox$sandbox.json"; then

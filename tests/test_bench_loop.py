@@ -22,6 +22,7 @@ from judge.challenge.tensors import make_arguments, poison_value
 from judge.timer import timed_loop as bench
 from judge.judging.bench_context import BenchSettings, CallContext
 from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
+from judge.judging.failures import NONDETERMINISTIC, SAME_AGAIN
 from judge.judging.verdict import Verdict
 from judge.worker.session import Session
 
@@ -677,6 +678,44 @@ def test_a_shipped_case_wrong_while_timed_is_a_wrong_answer():
     with pytest.raises(BenchFailure) as info:
         shipped_bench(wrong_later)
     assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
+
+
+def test_a_timed_failure_the_same_inputs_do_not_repeat_is_named_a_race():
+    """Issue 39: a verified timed call failed, the judge gave its inputs again in an untimed call and got
+    another answer: the message says the same inputs gave different results (a race, undefined behaviour)."""
+    calls = []
+
+    def racy(input, output, rows, cols):  # a different element wrong in every call
+        calls.append(1)
+        output.copy_(input.T)
+        output.view(-1)[len(calls) % output.numel()] += 1.0
+
+    worker = FakeWorker(RecordingSession(racy))
+    with pytest.raises(BenchFailure) as info:
+        bench_case(fake_calls(), worker, CASE, check=True)
+    assert info.value.verdict == Verdict.WRONG_ANSWER
+    assert info.value.message.startswith(NONDETERMINISTIC) and "a timed call returned a wrong result" in info.value.message
+    assert worker.ops[-2:] == ["send", "call"]  # the failed call's outputs, then its inputs once more
+
+
+def test_a_timed_failure_the_same_inputs_repeat_is_said_to_be_no_race():
+    session = RecordingSession(load_solve("transpose_wrong_when_timed.py"))
+    with pytest.raises(BenchFailure) as info:
+        bench_case(fake_calls(), FakeWorker(session), CASE, check=True)
+    assert SAME_AGAIN in info.value.message and NONDETERMINISTIC not in info.value.message
+
+
+def test_a_shipped_timed_failure_is_given_the_same_values_again():
+    """A LeetGPU test: the untimed call gets the values the failed timed call got (ShippedCase.redraw's)."""
+    calls = []
+
+    def wrong_later(data, n):
+        calls.append(1)
+        data.mul_(2).add_(1 if len(calls) < 8 else 2)
+
+    with pytest.raises(BenchFailure) as info:
+        shipped_bench(wrong_later)
+    assert SAME_AGAIN in info.value.message and NONDETERMINISTIC not in info.value.message
 
 
 def test_every_timed_call_gets_a_model_of_its_own():

@@ -34,8 +34,8 @@ SECRET = "cluster-s3cr3t-77"
 SEED = 5
 NORMAL = {"alice": "transpose_ok.py", "bob": "transpose_wrong_value.py", "carol": "transpose_crash.py"}
 # Kills its parent, the Dask worker grading it (the judge's own worker process is its child).  The
-# sandbox forbids that (test_cheats.py); the grade that runs it turns the sandbox off, to stand for a
-# Dask worker lost some other way (the out-of-memory killer, a lost host).
+# sandbox and the worker's PID namespace forbid that (test_cheats.py, test_redteam_sealing.py); the grade that
+# runs it turns both off, to stand for a Dask worker lost some other way (the out-of-memory killer, a lost host).
 KILLS_ITS_WORKER = """
 import os, signal
 
@@ -73,7 +73,8 @@ def test_a_local_cluster_grades_as_serially_survives_a_killed_worker_and_keeps_t
     ``--cluster local --jobs 2``, both with a secret seed."""
     serial = _grade(["--dir", str(_folder(tmp_path / "serial", False)), "--json", "s.json"], tmp_path)
     on_cluster = _grade(["--dir", str(_folder(tmp_path / "subs", True)), "--cluster", "local", "--jobs", "2",
-                         "--json", "c.json", "--junit", "c.xml"], tmp_path, JUDGE_SANDBOX="0")
+                         "--json", "c.json", "--junit", "c.xml"], tmp_path, JUDGE_SANDBOX="0",
+                        JUDGE_NAMESPACES="0")
     s_doc, c_doc = (json.loads((tmp_path / name).read_text()) for name in ("s.json", "c.json"))
     # the same verdicts, cases and sizes as the serial grade
     expected = _outcomes(s_doc)

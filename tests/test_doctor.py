@@ -59,7 +59,7 @@ def test_the_sandbox_off_or_incomplete_is_a_warning_with_its_cause():
     off = replace(healthy(), sandbox={"landlock": "off: the landlockpy package is not installed", "seccomp": "on"})
     assert by_check(off)["sandbox"].state == "warn" and "landlockpy" in by_check(off)["sandbox"].fix
     opted = replace(healthy(), sandbox_opt_out=True)
-    assert "JUDGE_SANDBOX=0" in by_check(opted)["sandbox"].detail
+    assert "JUDGE_SANDBOX=0" in by_check(opted)["sandbox"].detail and "UNSEALED" in by_check(opted)["sandbox"].detail
 
 
 def test_gpu_nvcc_servers_browser_and_folders():

@@ -281,3 +281,15 @@ def test_a_torch_mode_left_to_finish_the_outputs_inside_the_judge_is_caught(chea
     result = judge(cheat)
     assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
     assert "torch function mode" in result.message or "torch dispatch mode" in result.message, result.message
+
+
+def test_a_failure_that_the_same_inputs_do_not_repeat_is_named_a_race():
+    """Issue 39: a case failed, the judge called solve() again on the same inputs and got another answer
+    (here the right one): the message says so and names the usual causes, the verdict stays."""
+    result = judge("transpose_racy.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    failed = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert failed.message.startswith("the same inputs gave different results: a race or undefined behaviour")
+    assert "__syncthreads" in failed.message and failed.details["nondeterministic"] is True
+    plain = next(t for t in judge("transpose_wrong_value.py").tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert "same inputs gave different results" not in plain.message and "nondeterministic" not in plain.details

@@ -83,6 +83,45 @@ def test_an_old_database_is_upgraded_in_place():
     assert "runs_by_challenge" in indexes
 
 
+def test_a_version_3_database_gains_sources_and_kinds_its_old_runs_keep_theirs_unknown(solution):
+    c = sqlite3.connect(":memory:", isolation_level=None)
+    c.row_factory = sqlite3.Row
+    history.migrate(c, upto=3)
+    c.execute("INSERT INTO runs (created_at, command, challenge, solution_path, solution_hash, verdict, mode) "
+              "VALUES ('2026-01-01', 'run', 'transpose', '/x.py', 'abc', 'accepted', 'gpu')")
+    assert history.migrate(c) == [4]
+    assert c.execute("SELECT kind FROM runs").fetchone()[0] is None
+    assert history.source_of(c, "abc") is None  # recorded before its text was kept
+    run_id = history.record_result(c, run_dict(solution), "run", kind="submit")
+    row = c.execute("SELECT kind, solution_hash FROM runs WHERE id = ?", (run_id,)).fetchone()
+    assert row["kind"] == "submit" and history.source_of(c, row["solution_hash"]) == solution.read_text()
+
+
+def test_each_version_s_text_is_kept_once_and_only_shown_for_its_own_challenge(conn, solution, tmp_path):
+    first = history.record_result(conn, run_dict(solution), "run", kind="run")
+    again = history.record_result(conn, run_dict(solution), "run", kind="bogus")  # an unknown kind: none
+    hashes = {r["solution_hash"] for r in conn.execute("SELECT solution_hash FROM runs")}
+    assert len(hashes) == 1 and conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
+    assert [r["kind"] for r in conn.execute("SELECT kind FROM runs ORDER BY id")] == ["run", None]
+    digest = hashes.pop()
+    assert history.source_of(conn, digest, "transpose") == solution.read_text()
+    assert history.source_of(conn, digest, "matmul") is None  # a page of another challenge cannot ask for it
+    # judge ui's text as it was on screen, whatever the file holds by the time the verdict is recorded
+    shown = "def solve(input, output, rows, cols):\n    pass\n"
+    run_id = history.record_result(conn, run_dict(solution), "run", source=shown)
+    stored = conn.execute("SELECT solution_hash FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+    assert history.source_of(conn, stored) == shown and stored != digest
+    big = tmp_path / "big.py"  # over the cap, or not UTF-8: recorded, its text not kept
+    big.write_bytes(b"#" * (history.MAX_SOURCE_BYTES + 1))
+    binary = tmp_path / "latin.py"
+    binary.write_bytes(b"# caf\xe9\n")
+    for path in (big, binary):
+        run_id = history.record_result(conn, run_dict(path), "run")
+        kept = conn.execute("SELECT solution_hash FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+        assert kept == history.file_hash(path) and history.source_of(conn, kept) is None
+    assert first and again
+
+
 def test_a_newer_database_is_refused_with_a_hint():
     c = sqlite3.connect(":memory:", isolation_level=None)
     history.migrate(c)

@@ -23,15 +23,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Modules of pure computation: tested directly, no I/O, no GPU, no processes.
 PURE = [
-    "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
+    "judge.base.text", "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
     "judge.challenge.conventions", "judge.challenge.c_signature",
-    "judge.judging.verdict", "judge.judging.failures",
+    "judge.judging.verdict", "judge.judging.failures", "judge.judging.error_order", "judge.judging.sanitizer_report",
     "judge.timing.stats", "judge.timing.audit", "judge.timing.kernel_profile", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
     "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",
     "judge.ui.guard", "judge.ui.statement", "judge.doctor.diagnosis",
+    "judge.challenge.kernelbench_format", "judge.grading.fast_p", "judge.authoring.kernelbench_starter",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
                   "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",

@@ -353,6 +353,16 @@ def test_cli_show_prints_statement_signature_tolerance_and_tests(cli):
         assert text in result.output
 
 
+def test_cli_show_of_a_challenge_with_a_model_argument(cli):
+    """A torch.nn.Module argument (LeetGPU's easy/41_simple_inference) has no C type: judge show says a C solve()
+    cannot take it, instead of failing on the model (AttributeError: 'Module' object has no attribute 'c_type')."""
+    result = cli("show", CHALLENGES / "easy" / "9_simple_inference")
+    assert result.exit_code == 0, result.output
+    assert "in CUDA C++: not possible (parameter 'model' (a torch.nn.Module) cannot be passed to a C solve())" \
+        in result.output
+    assert "Linear(in_features=2, out_features=2, bias=True)" in result.output  # the example's model
+
+
 def test_cli_init_writes_the_folders_triton_starter(cli, tmp_path):
     target = tmp_path / "mine.py"
     result = cli("init", VEC_ADD, target)

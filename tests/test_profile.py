@@ -224,6 +224,7 @@ def test_the_ncu_command_measures_only_the_profiled_range_with_the_clocks_left_a
     assert argv[0] == "/cuda/bin/ncu" and argv[argv.index("--profile-from-start") + 1] == "off"
     assert argv[argv.index("--clock-control") + 1] == "none" and argv[argv.index("--export") + 1] == "/tmp/r.ncu-rep"
     assert argv[-2:] == ["--set", "full"] and wrap.outputs == ("/tmp/r.ncu-rep",) and wrap.writable == ("/t/lock",)
+    assert wrap.env == {"JUDGE_NAMESPACES": "0"}  # ncu's library must reach ncu: no network namespace of its own
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--section"] == list(tool_wrap.NCU_SECTIONS)
 
 

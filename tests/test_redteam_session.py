@@ -62,7 +62,7 @@ def _quiet_judgements(monkeypatch, judge_solution):
     monkeypatch.setattr(module, "warm_server", lambda: None)
     monkeypatch.setattr(autostart, "allowed", lambda: False)
     recorded = []
-    return module.Judgements(record=lambda result: recorded.append(result)), recorded
+    return module.Judgements(record=lambda result, judgement: recorded.append(result)), recorded
 
 
 class _Spec:
@@ -111,7 +111,7 @@ def test_a_stop_while_the_result_is_recorded_is_refused(monkeypatch):
     writing, release = threading.Event(), threading.Event()
     judgements, recorded = _quiet_judgements(monkeypatch, lambda spec, solution, options, events: _Result())
 
-    def slow_record(result):
+    def slow_record(result, judgement):
         writing.set()
         release.wait(10)
         recorded.append(result)

@@ -523,6 +523,9 @@ def test_judge_trace_marks_a_served_run_in_each_process(served, tmp_path):
     done = _judge(dict(served, JUDGE_TRACE=str(trace)), "run", TINY, str(SOLUTIONS / "transpose_ok.py"),
                   "--interpret", "--no-history")
     assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 10  # the command marks its end just after telling its status: it may be later
+    while "process ends" not in trace.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
     lines = [line.split(" ", 2) for line in trace.read_text().splitlines()]
     labels = [label for _, _, label in lines]
     for step in ("client starts", "request sent", "command starts", "worker starts", "judging starts",

@@ -252,12 +252,15 @@ def test_judge_ui_serves_the_url_it_prints(tmp_path):
         assert refused.value.code == 403
         token = url.split("token=")[1]
         assert urllib.request.urlopen(urllib.request.Request(api, headers={"X-Judge-Token": token}), timeout=30).status == 200
+        status = url.split("?")[0] + "api/status"  # what the page polls every 1.5 s: not logged
+        assert urllib.request.urlopen(urllib.request.Request(status, headers={"X-Judge-Token": token}), timeout=30).status == 200
         assert (tmp_path / "ws").is_dir()
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
     log = proc.stderr.read()
     assert "GET /?token=" in log and url.split("token=")[1] not in log  # the request log leaves the token out
+    assert "GET /api/challenges" in log and "/api/status" not in log
 
 
 @needs_ui
@@ -548,3 +551,119 @@ def test_request_bodies_and_kept_judgements_are_bounded(ui):
     assert started.status_code == 202 and len(judgements.by_id) == KEEP
     assert max(judgements.by_id) == started.get_json()["id"] and min(judgements.by_id) == 2 * KEEP + 1
     _stream(client, started.get_json()["id"])
+
+
+# -- issue 42: what a new user tripped on --------------------------------------------------------------------
+def _leetgpu_ref(client, name: str) -> str:
+    listed = client.get("/api/challenges", base_url=BASE).get_json()["challenges"]
+    return next(c["ref"] for c in listed if c["name"] == name)
+
+
+def test_a_leetgpu_challenge_with_a_model_argument_opens(ui):
+    """easy/41_simple_inference's shape: the page failed with AttributeError ('Module' has no 'c_type')."""
+    _, client, _ = ui
+    ref = _leetgpu_ref(client, "9_simple_inference")
+    page = client.get("/api/challenge", base_url=BASE, query_string={"ref": ref})
+    assert page.status_code == 200, page.get_data(as_text=True)
+    info = page.get_json()
+    assert info["c_prototype"].startswith("not possible (parameter 'model' (a torch.nn.Module)")
+    assert [p["kind"] for p in info["parameters"]] == ["tensor", "module", "tensor"]
+    # no challenge.html: its docstring, said to be that, and the example as LeetGPU writes one
+    assert "has no challenge.html" in info["statement_html"] and "nn.Linear" in info["statement_html"]
+    assert info["example"].startswith("Input:  input = [[1.0, 2.0]]\n        model: Linear(in_features=2")
+    assert "\nOutput: output = [[2.6, 2.7]]" in info["example"]
+    assert info["language"] == "pytorch"  # the only starter it ships
+    draft = client.get("/api/draft", base_url=BASE, query_string={"ref": ref, "file": "solution_pytorch.py"})
+    assert draft.get_json()["text"].startswith('import torch')  # its own starter.pytorch.py
+    cuda = client.get("/api/draft", base_url=BASE, query_string={"ref": ref, "file": "solution.cu"}).get_json()
+    assert cuda["text"].startswith("// A CUDA C++ solve() cannot take this challenge's arguments")
+
+
+def test_a_folder_without_statement_or_starters_gets_them_made_from_its_signature(ui):
+    _, client, _ = ui
+    ref = _leetgpu_ref(client, "2_count_positive")
+    info = client.get("/api/challenge", base_url=BASE, query_string={"ref": ref}).get_json()
+    assert "2_count_positive has no challenge.html" in info["statement_html"] and info["language"] == "triton"
+    assert info["example"] == "Input:  data = [1.0, -2.0, 3.0, 0.0]\n        N = 4\nOutput: count = [2]"
+    texts = {file: client.get("/api/draft", base_url=BASE, query_string={"ref": ref, "file": file}).get_json()["text"]
+             for file in ("solution.py", "solution_pytorch.py", "solution.cu")}
+    compile(texts["solution.py"], "solution.py", "exec")  # Python that runs (it was "n = ", a syntax error)
+    compile(texts["solution_pytorch.py"], "solution_pytorch.py", "exec")
+    assert "@triton.jit" in texts["solution.py"] and "n = count.numel()" in texts["solution.py"]
+    assert 'extern "C" void solve(const float* data, int* count, int N)' in texts["solution.cu"]
+    # a built-in: LeetGPU's example block beside its markdown; the catalogue's languages and their files
+    transpose = client.get("/api/challenge?ref=transpose", base_url=BASE).get_json()
+    assert transpose["example"].splitlines() == ["Input:  input = [[1.0, 2.0, 3.0],", "                 [4.0, 5.0, 6.0]]",
+                                                 "        rows = 2, cols = 3", "Output: output = [[1.0, 4.0],",
+                                                 "                  [2.0, 5.0],", "                  [3.0, 6.0]]"]
+    assert [(lang["label"], lang["file"]) for lang in transpose["languages"]] == \
+        [("Triton", "solution.py"), ("PyTorch", "solution_pytorch.py"), ("CUDA", "solution.cu")]
+    leet = client.get("/api/challenge", base_url=BASE, query_string={"ref": _leetgpu_ref(client, "1_vec_add")})
+    assert leet.get_json()["example"] is None  # its challenge.html has its own examples
+
+
+def test_the_status_the_icon_and_a_busy_reply_say_which_judgement_runs(ui):
+    app, client, settings = ui
+    from judge.ui.judgements import Judgement
+
+    status = client.get("/api/status", base_url=BASE).get_json()
+    assert status["mode"] == "cpu" and status["workspace"] == str(settings.workspace.root)
+    assert status["judgement"] is None
+    icon = app.test_client().get("/favicon.ico", base_url=BASE)  # no token: it was a 403 in the console
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+    path = settings.workspace.path_of("transpose", "solution.py")
+    app.extensions["judgements"].current = Judgement(7, "transpose", str(path), ref="transpose", file="solution.py")
+    status = client.get("/api/status", base_url=BASE).get_json()
+    assert status["judgement"]["id"] == 7 and status["judgement"]["file"] == "solution.py"
+    busy = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                       json={"ref": "transpose", "file": "solution.py", "text": "x = 2\n"})
+    assert busy.status_code == 409 and busy.get_json()["judgement"]["id"] == 7
+    # the file being judged is not changed under its worker (which may load it again); the page saves it later
+    refused = _put(client, {"ref": "transpose", "file": "solution.py", "text": "x = 3\n"})
+    assert refused.status_code == 409 and refused.get_json()["judging"] and not path.exists()
+    assert _put(client, {"ref": "transpose", "file": "solution.cu", "text": "// x\n"}).status_code == 200
+
+
+@pytest.mark.slow
+def test_run_judges_the_text_it_is_sent_and_the_history_keeps_it_as_a_run(ui):
+    _, client, settings = ui
+    settings.workspace.write("transpose", "solution.py", "stale = True\n")
+    tiled = (ROOT / "solutions/transpose/tiled.py").read_text()
+    started = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                          json={"ref": "transpose", "file": "solution.py", "text": tiled})
+    assert started.status_code == 202 and started.get_json()["file"] == "solution.py"
+    assert settings.workspace.read("transpose", "solution.py").text == tiled  # saved first
+    events = _stream(client, started.get_json()["id"])
+    kinds = [kind for kind, _ in events]
+    assert kinds.count("case_started") == kinds.count("case") and events[-1][1]["result"]["verdict"] == "accepted"
+    assert events[0][1]["call_timeout_s"] == 60.0 and events[0][1]["compile_timeout_s"] == 180.0
+    history = client.get("/api/history?ref=transpose", base_url=BASE).get_json()
+    assert [r["kind"] for r in history["runs"]] == ["run"]
+    version = history["versions"][0]
+    assert version["has_source"] and version["kinds"] == {"run": 1}
+    text = client.get("/api/history/source", base_url=BASE,
+                      query_string={"ref": "transpose", "hash": version["solution_hash"]}).get_json()["text"]
+    assert text == tiled
+    assert client.get("/api/history/source", base_url=BASE,
+                      query_string={"ref": "matmul", "hash": version["solution_hash"]}).status_code == 404
+    too_big = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                          json={"ref": "transpose", "file": "solution.py", "text": "#" * 1_200_000})
+    assert too_big.status_code == 400 and "at most 1000000 bytes" in too_big.get_json()["error"]
+    assert settings.workspace.read("transpose", "solution.py").text == tiled  # nothing judged, nothing lost
+
+
+def test_a_version_s_tests_are_counted_out_of_its_best_run_s_total():
+    """The page showed "18/0": the total of the version's first run (a compile error: no tests), its best passed."""
+    from judge.ui.pages import own_versions
+
+    def run(number, passed, total, kind, verdict="wrong_answer"):
+        return {"id": number, "solution_hash": "h", "solution_path": "/w/solution.py", "verdict": verdict,
+                "tests_passed": passed, "tests_total": total, "score_ms": None, "created_at": f"2026-11-2{number}",
+                "kind": kind, "command": "run"}
+
+    version, = own_versions([run(1, 0, 0, "run", "compile_error"), run(2, 18, 18, "submit", "accepted"),
+                             run(3, 3, 18, None)])
+    assert (version["best_passed"], version["tests_total"]) == (18, 18)
+    assert version["kinds"] == {"run": 1, "submit": 1, "terminal": 1} and version["runs"] == 3
+    only, = own_versions([run(1, 0, 5, "run")])
+    assert (only["best_passed"], only["tests_total"]) == (0, 5)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -90,17 +91,22 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000",
                 "--disable-gpu"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: no 403 (the favicon's) in it
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     yield driver
     driver.quit()
 
 
-def _shot(driver, name: str) -> None:
+def _shot(driver, name: str, size=(1600, 1000)) -> None:
+    """A screenshot for docs/ui.md: a challenge's page at 1600 x 1000 (its three columns), the catalogue whole."""
     folder = os.environ.get("JUDGE_UI_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1400, min(max(height + 120, 1000), 2400))  # the whole page, history included
+        width, height = size
+        if height is None:
+            height = min(max(driver.execute_script("return document.documentElement.scrollHeight") + 120, 1000), 2400)
+        driver.set_window_size(width, height)
+        time.sleep(0.3)  # the layout settles
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
         driver.set_window_size(1400, 1000)
 
@@ -124,12 +130,19 @@ def _log_in(server, browser) -> None:
           d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))
 
 
-def _open_transpose(server, browser) -> None:
+def _open_transpose(server, browser, name: str = "transpose") -> None:
     """A fresh load of the challenge's page (the previous test may have left the browser on it), token first
-    (with pytest-xdist this test may be the first its browser runs)."""
+    (with pytest-xdist this test may be the first its browser runs); no text a test left unsaved is offered."""
     _log_in(server, browser)
-    browser.get(f"http://127.0.0.1:{server.port}/#/c/transpose")
-    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and not d.find_elements(By.ID, "verdict"))
+    browser.execute_script("for (const k of Object.keys(localStorage)) if (k.startsWith('judge-ui-draft|'))"
+                           " localStorage.removeItem(k); sessionStorage.clear();")
+    browser.get(f"http://127.0.0.1:{server.port}/#/c/{quote(name, safe='')}")
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and not d.find_elements(By.ID, "verdict")
+          and _editor_text(d))
+
+
+def _editor_text(driver) -> str:
+    return driver.execute_script("const cm = document.querySelector('.CodeMirror'); return cm ? cm.CodeMirror.getValue() : ''")
 
 
 def _verdict(driver) -> str:
@@ -143,7 +156,7 @@ def test_catalogue_search_challenge_run_and_history(server, browser):
     assert browser.current_url == f"{base}/"  # the token went into this origin's localStorage and left the address bar
     assert browser.execute_script("return localStorage.getItem('judge-ui-token')") == server.token
     assert not browser.get_cookies()  # no cookie: it would go to every port of this host
-    _shot(browser, "catalogue")
+    _shot(browser, "catalogue", (1400, None))
     browser.find_element(By.ID, "search").send_keys("transp")
     names = _wait(browser, 10, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link")])
     assert "transpose" in names and "matmul" not in names
@@ -160,7 +173,7 @@ def test_catalogue_search_challenge_run_and_history(server, browser):
     assert _verdict(browser).startswith("ACCEPTED"), _verdict(browser)
     rows = browser.find_elements(By.CSS_SELECTOR, "#cases tbody tr")
     assert len(rows) >= 10 and all(r.get_attribute("class") == "accepted" for r in rows)
-    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-chart circle"))
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-chart .point.run.accepted"))
     _shot(browser, "challenge-accepted")
 
 
@@ -173,7 +186,7 @@ def test_a_wrong_solution_shows_its_first_failing_case(server, browser):
     failure = browser.find_element(By.ID, "failure").text
     assert failure.startswith("first failing case:") and "smallest failing size:" in failure
     # (the accepted version of the test above is there too when it ran first, on this server)
-    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-chart circle.rejected"))
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-chart .point.submit.rejected"))
     versions = browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")
     assert versions and "wrong_answer" in versions[0].text
     _shot(browser, "challenge-wrong")
@@ -251,7 +264,6 @@ def test_a_hostile_statement_runs_no_script(server, browser):
         assert browser.current_url.endswith("#/c/hostile_transpose")
         for link in browser.find_elements(By.CSS_SELECTOR, "#statement a, #statement img"):
             browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", link)  # no click: a link leaves
-        import time
 
         time.sleep(1)
         assert browser.current_url.endswith("#/c/hostile_transpose")
@@ -293,6 +305,7 @@ def test_a_leetgpu_challenge_shows_its_own_statement_with_its_diagram_and_math(s
     hover = browser.find_element(By.XPATH, "//div[@id='statement']//p[text()='hover']")
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover'))", hover)
     assert browser.execute_script("return window.pwned") is None
+    _shot(browser, "challenge-leetgpu")
 
 
 def test_stop_ends_a_judgement_that_hangs(server, browser):
@@ -305,11 +318,389 @@ def test_stop_ends_a_judgement_that_hangs(server, browser):
     # the live case table is one table: its rows' tbody is the table's own, not a tbody inside another
     assert browser.find_elements(By.CSS_SELECTOR, "#cases > tbody") and \
         not browser.find_elements(By.CSS_SELECTOR, "#cases tbody tbody")
-    import time
-
     time.sleep(3)  # the worker starts, then hangs in its first call
     status = browser.find_element(By.ID, "status").text
     browser.find_element(By.ID, "stop").click()
     _wait(browser, 20, lambda d: _verdict(d).startswith("STOPPED"))
     assert "nothing was recorded" in _verdict(browser), status
     assert not browser.find_elements(By.CSS_SELECTOR, "#cases tbody tbody")
+
+
+# -- issue 42: judge ui tried as a new user would ------------------------------------------------------------------
+FINAL = ("ACCEPTED", "WRONG", "RUNTIME", "INVALID", "COMPILE", "TIME", "internal", "NOT JUDGED", "STOPPED")
+SLOW_OK = ("import time\n\n\ndef solve(input, output, rows, cols):\n    time.sleep(0.5)  # long enough to reload and open a second tab during it\n"
+           "    output.copy_(input.T)\n")
+QUICK_OK = "def solve(input, output, rows, cols):\n    output.copy_(input.T)\n"
+
+
+def _finished(driver) -> bool:
+    return _verdict(driver).startswith(FINAL) if driver.find_elements(By.ID, "verdict") else False
+
+
+def _press(driver, *keys) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def _chord(driver, modifiers, key) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    chain = ActionChains(driver)
+    for m in modifiers:
+        chain.key_down(m)
+    chain.send_keys(key)
+    for m in reversed(modifiers):
+        chain.key_up(m)
+    chain.perform()
+
+
+def _focus_editor(driver, line: int, ch: int) -> None:
+    driver.execute_script("const cm = document.querySelector('.CodeMirror').CodeMirror; cm.focus();"
+                          "cm.setCursor({line: arguments[0], ch: arguments[1]});", line, ch)
+
+
+def _saved(server, name: str, text: str, file: str = "solution.py"):
+    draft = server.workspace.root / name / file
+    return lambda d: draft.is_file() and draft.read_text() == text
+
+
+def test_a_tl_dot_matmul_run_through_the_warm_judge_server_is_accepted(server, browser, tmp_path, monkeypatch):
+    """The page always goes through the warm judge server; a tl.dot/tl.sum kernel there failed in CPU mode
+    ("Cannot call @triton.jit'd outside of the scope of a kernel") while judge run without the server accepted it."""
+    import subprocess
+    import sys
+
+    env = {"JUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for name in ("JUDGE_SERVER", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    started = subprocess.run([sys.executable, "-m", "judge", "server", "start", "--idle-timeout", "120"],
+                             env=os.environ.copy(), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
+    try:
+        _open_transpose(server, browser, "matmul")
+        _type_solution(browser, (ROOT / "solutions" / "matmul" / "tiled.py").read_text())
+        browser.find_element(By.ID, "run").click()
+        _wait(browser, JUDGING_S, _finished)
+        assert _verdict(browser).startswith("ACCEPTED"), browser.find_element(By.ID, "results").text
+        assert browser.find_element(By.ID, "run-info").text.startswith("Run · interpret")
+        assert browser.find_element(By.ID, "run-info").text.endswith("through the judge server")  # not spawned alone
+    finally:
+        subprocess.run([sys.executable, "-m", "judge", "server", "stop"], env=os.environ.copy(), cwd=ROOT,
+                       capture_output=True, timeout=60)
+
+
+def test_tab_and_shift_tab_indent_with_the_files_spaces_never_a_tab(server, browser):
+    """A Tab looked like four spaces and was a tab: Run then failed with "inconsistent use of tabs and spaces"."""
+    from selenium.webdriver.common.keys import Keys
+
+    two = "def solve(input, output, rows, cols):\n  if rows:\n    pass\n"
+    folder = server.workspace.root / "math_transpose"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "solution.py").write_text(two)
+    _open_transpose(server, browser, "math_transpose")
+    _wait(browser, 10, lambda d: _editor_text(d) == two)
+    _focus_editor(browser, 3, 0)
+    _press(browser, Keys.TAB, "x = 1")  # the empty last line: one indent unit of this file, two spaces
+    _wait(browser, 5, lambda d: _editor_text(d).endswith("\n  x = 1"))
+    browser.execute_script("document.querySelector('.CodeMirror').CodeMirror.execCommand('selectAll')")
+    _press(browser, Keys.TAB)  # a selection: every line one unit in
+    _wait(browser, 5, lambda d: _editor_text(d).startswith("  def solve") and "\n      pass" in _editor_text(d))
+    _chord(browser, [Keys.SHIFT], Keys.TAB)  # and out again
+    _wait(browser, 5, lambda d: _editor_text(d) == two + "  x = 1")
+    assert "\t" not in _editor_text(browser)
+    _wait(browser, 10, _saved(server, "math_transpose", two + "  x = 1"))
+    _open_transpose(server, browser)  # a file of its own (the starter, four spaces): four
+    _focus_editor(browser, 0, 0)
+    _press(browser, Keys.TAB)
+    _wait(browser, 5, lambda d: _editor_text(d).startswith("    "))
+    assert "\t" not in _editor_text(browser)
+
+
+def test_a_reload_and_a_second_tab_follow_the_running_judgement_to_its_verdict(server, browser):
+    """A reload lost the run (no Stop, Run "busy" for up to 60 s, the verdict never shown) and a second tab stayed
+    "busy" after it ended.  Both follow it now: its cases replayed from the start, its Stop, then its verdict."""
+    _open_transpose(server, browser)
+    _type_solution(browser, SLOW_OK)
+    browser.find_element(By.ID, "run").click()
+    _wait(browser, JUDGING_S, lambda d: d.find_elements(By.CSS_SELECTOR, "#cases tbody tr"))
+    assert browser.find_element(By.ID, "run").get_attribute("disabled") is not None  # no second Run meanwhile
+    first = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        browser.get(f"http://127.0.0.1:{server.port}/#/c/math_transpose")  # another challenge: Run waits
+        _wait(browser, 20, lambda d: d.find_elements(By.ID, "notice-busy"))
+        assert browser.find_element(By.ID, "run").get_attribute("disabled") is not None
+        assert "judging transpose" in browser.find_element(By.ID, "running").text  # the header, on every page
+        browser.get(f"http://127.0.0.1:{server.port}/#/c/transpose")  # its own challenge: follows it
+        _wait(browser, 20, lambda d: d.find_elements(By.ID, "stop"))
+        browser.switch_to.window(first)
+        browser.refresh()  # the reload that lost it
+        _wait(browser, 20, lambda d: d.find_elements(By.ID, "stop") and "elapsed" in d.find_element(By.ID, "status").text)
+        assert _editor_text(browser) == SLOW_OK  # the text being judged
+        _wait(browser, JUDGING_S, _finished)
+        assert _verdict(browser).startswith("ACCEPTED"), _verdict(browser)
+        total = int(_verdict(browser).split("all ")[1].split()[0])  # "ACCEPTED all 18 tests passed"
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#cases tbody tr")) == total  # replayed from its start
+        browser.switch_to.window(browser.window_handles[-1])
+        _wait(browser, 20, lambda d: _verdict(d).startswith("ACCEPTED"))
+        _wait(browser, 10, lambda d: d.find_element(By.ID, "run").get_attribute("disabled") is None)  # not stuck busy
+        browser.find_element(By.ID, "run").click()
+        _wait(browser, 20, lambda d: d.find_elements(By.ID, "stop"))
+        browser.find_element(By.ID, "stop").click()
+        _wait(browser, 30, lambda d: _verdict(d).startswith("STOPPED"))
+    finally:
+        if browser.current_window_handle != first:
+            browser.close()
+        browser.switch_to.window(first)
+
+
+def test_the_status_line_says_the_case_the_count_the_time_and_the_limit(server, browser):
+    """It said "starting the worker…" while cases streamed and through a whole hang."""
+    import re
+
+    _open_transpose(server, browser)
+    _type_solution(browser, (ROOT / "tests" / "solutions" / "transpose_hang.py").read_text())
+    browser.find_element(By.ID, "run").click()
+    line = re.compile(r"^Run · case 1/(\d+): \S+ \(rows=\d+, cols=\d+\) · 0/\1 done · 0:(\d\d) elapsed · "
+                      r"limit 60 s a call, 180 s to load and compile$")
+    _wait(browser, 60, lambda d: line.match(d.find_element(By.ID, "status").text))
+    before = int(line.match(browser.find_element(By.ID, "status").text).group(2))
+    time.sleep(2.2)
+    after = int(line.match(browser.find_element(By.ID, "status").text).group(2))  # the clock runs through a hang
+    assert after >= before + 2, (before, after)
+    browser.find_element(By.ID, "stop").click()
+    _wait(browser, 30, lambda d: _verdict(d).startswith("STOPPED"))
+
+
+def test_run_judges_the_text_on_screen_or_refuses_and_the_text_survives_a_reload(server, browser):
+    """A 1.2 MB draft (over the 1 MB cap) stayed "editing…" with the error in the console only, Submit said
+    ACCEPTED of the last saved file, and a reload dropped the text without a word."""
+    _open_transpose(server, browser)
+    _type_solution(browser, QUICK_OK)
+    _wait(browser, 10, _saved(server, "transpose", QUICK_OK))
+    wrong = WRONG.read_text()
+    big = wrong + "#" * 1_200_000 + "\n"
+    _type_solution(browser, big)
+    _wait(browser, 10, lambda d: "at most 1000000 bytes" in d.find_element(By.ID, "save-error").text)
+    assert "make it smaller" in browser.find_element(By.ID, "save-error").text  # beside the editor, what to do
+    browser.find_element(By.ID, "submit").click()
+    _wait(browser, 20, _finished)
+    assert _verdict(browser).startswith("NOT JUDGED"), _verdict(browser)  # not the stale, accepted file
+    assert (server.workspace.root / "transpose" / "solution.py").read_text() == QUICK_OK
+    browser.refresh()
+    _wait(browser, 20, lambda d: d.find_elements(By.ID, "notice-unsaved"))
+    assert _editor_text(browser) == QUICK_OK  # the file; the unsaved text is offered back
+    browser.find_element(By.XPATH, "//div[@id='notice-unsaved']/button[text()='Restore it']").click()
+    _wait(browser, 10, lambda d: _editor_text(d) == big)
+    _type_solution(browser, wrong)  # smaller again: saved, and Run judges exactly this
+    browser.find_element(By.ID, "run").click()
+    _wait(browser, JUDGING_S, _finished)
+    assert _verdict(browser).startswith("WRONG_ANSWER"), _verdict(browser)
+    assert not browser.find_element(By.ID, "save-error").text
+
+
+def test_a_refused_token_and_a_server_gone_are_said_beside_the_editor(server, browser):
+    """After a restart (a new token) or with the server gone, saves failed with "Failed to fetch" in the console."""
+    _open_transpose(server, browser)
+    token = server.token
+    server.token = "restarted-" + token  # what a restarted judge ui holds
+    try:
+        _type_solution(browser, QUICK_OK + "# after the restart\n")
+        _wait(browser, 10, lambda d: "refuses this page's token" in d.find_element(By.ID, "save-error").text)
+        assert "open that URL" in browser.find_element(By.ID, "save-error").text
+    finally:
+        server.token = token
+    gone = _another_server(server)
+    try:
+        _log_in(gone.settings, browser)
+        browser.get(f"http://127.0.0.1:{gone.settings.port}/#/c/transpose")
+        _wait(browser, 20, lambda d: _editor_text(d))
+        gone.stop()
+        _type_solution(browser, QUICK_OK + "# while it is down\n")
+        _wait(browser, 10, lambda d: "does not answer" in d.find_element(By.ID, "save-error").text)
+        browser.find_element(By.ID, "run").click()
+        _wait(browser, 10, lambda d: _verdict(d).startswith("NOT JUDGED"))
+        gone.start()  # back (same port and token): the next save goes through by itself
+        _wait(browser, 20, lambda d: not d.find_element(By.ID, "save-error").text)
+        assert (gone.settings.workspace.root / "transpose" / "solution.py").read_text().endswith("# while it is down\n")
+    finally:
+        gone.stop()
+
+
+class _Restartable:
+    """A second judge ui on a port of its own, which a test stops and starts again."""
+
+    def __init__(self, settings):
+        self.settings, self.httpd = settings, None
+
+    def start(self):
+        from werkzeug.serving import make_server
+
+        from judge.ui.app import create_app
+
+        self.httpd = make_server("127.0.0.1", self.settings.port, create_app(self.settings), threaded=True)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        if self.httpd is not None:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.httpd = None
+
+
+def _another_server(server) -> _Restartable:
+    import socket
+
+    from judge.ui.app import Settings
+    from judge.ui.workspace import Workspace
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = Settings(Workspace(server.workspace.root.parent / "ws-restartable"), server.catalogue, port=port,
+                        interpret=True, db_path=server.db_path)
+    restartable = _Restartable(settings)
+    restartable.start()
+    return restartable
+
+
+def test_a_leetgpu_challenge_with_a_model_and_a_bare_folder_open(server, browser):
+    """A model argument made the page an INTERNAL SERVER ERROR; a folder without challenge.html or starters showed
+    an empty statement and editor."""
+    model = next(c.ref for c in server.catalogue.items() if c.name == "9_simple_inference")
+    _open_transpose(server, browser, model)
+    assert "has no challenge.html" in browser.find_element(By.ID, "statement").text
+    assert browser.find_element(By.ID, "example").text.startswith("Input:  input = [[1.0, 2.0]]")
+    assert browser.find_element(By.ID, "lang-pytorch").get_attribute("aria-pressed") == "true"
+    assert "def solve(input: torch.Tensor, model: torch.nn.Module" in _editor_text(browser)  # its own starter
+    assert "not possible" in browser.find_element(By.ID, "facts").text
+    bare = next(c.ref for c in server.catalogue.items() if c.name == "2_count_positive")
+    _open_transpose(server, browser, bare)
+    assert "has no challenge.html" in browser.find_element(By.ID, "statement").text
+    assert browser.find_element(By.ID, "lang-triton").get_attribute("aria-pressed") == "true"
+    assert "@triton.jit" in _editor_text(browser) and "n = count.numel()" in _editor_text(browser)
+    assert browser.find_element(By.ID, "example").text == "Input:  data = [1.0, -2.0, 3.0, 0.0]\n        N = 4\nOutput: count = [2]"
+
+
+def test_the_history_keeps_each_versions_code_its_kind_and_a_dated_chart(server, browser):
+    """A version showed "18/0" (its first run's total), Run and Submit looked alike, the chart had no axes or
+    dates, and old versions could not be opened."""
+    from judge.history.store import connect, record_result
+
+    old, new = QUICK_OK, QUICK_OK.replace("output.copy_", "output[:] = input.T  # ").rstrip() + "\n"
+    path = str(server.workspace.root / "math_transpose" / "solution.py")
+
+    def result(verdict, passed, total, benchmarks=()):
+        return {"verdict": verdict, "challenge": "math_transpose", "solution": path, "mode": "gpu", "seed": 1,
+                "device": "NVIDIA H200", "message": "", "benchmarks": list(benchmarks), "environment": {},
+                "tests": [{"verdict": "accepted"}] * passed + [{"verdict": "wrong_answer"}] * (total - passed)}
+
+    bench = {"name": "big", "params": {}, "verdict": "accepted", "median_ms": 0.13, "ci_low_ms": 0.12, "ci_high_ms": 0.14}
+    conn = connect(server.db_path)
+    try:
+        record_result(conn, result("compile_error", 0, 0), "run", kind="run", source=old)
+        record_result(conn, result("accepted", 18, 18, [bench]), "run", kind="submit", source=old)
+        record_result(conn, result("wrong_answer", 10, 18), "run", kind="run", source=new)
+    finally:
+        conn.close()
+    _open_transpose(server, browser, "math_transpose")
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#versions tbody tr"))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")
+    by_text = {r.find_element(By.CSS_SELECTOR, "td:nth-child(4)").text: r for r in rows}
+    assert "18/18" in by_text and "10/18" in by_text and "18/0" not in by_text
+    assert "1 Run · 1 Submit" in by_text["18/18"].text
+    labels = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#history-chart .axis-label")]
+    assert "tests passed (%)" in labels and any("judged on" in t for t in labels)
+    assert browser.find_elements(By.CSS_SELECTOR, "#history-chart text.date")
+    assert browser.find_elements(By.CSS_SELECTOR, "#history-chart rect.point.submit.accepted")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#history-chart circle.point.run.rejected")) == 2
+    assert "GPU time (ms" in browser.find_element(By.CSS_SELECTOR, "#gpu-chart .y-label").text
+    by_text["18/18"].find_element(By.CSS_SELECTOR, "button.version-open").click()
+    _wait(browser, 10, lambda d: d.find_element(By.ID, "version-code").text == old.rstrip("\n"))
+    _type_solution(browser, new)
+    by_text["18/18"].find_element(By.CSS_SELECTOR, "button.version-diff").click()
+    diff = _wait(browser, 10, lambda d: d.find_element(By.ID, "version-diff").text)
+    assert "-     output.copy_(input.T)" in diff and "+     output[:] = input.T  # (input.T)" in diff
+    _shot(browser, "challenge-history")
+    by_text["18/18"].find_element(By.CSS_SELECTOR, "button.version-restore").click()
+    _wait(browser, 10, lambda d: _editor_text(d) == old)
+    _wait(browser, 10, _saved(server, "math_transpose", old))
+
+
+def test_what_a_leetgpu_user_expects(server, browser):
+    """The example as LeetGPU writes it, a language switch that makes each starter, the keys, a reset, the dark
+    theme, the editor beside the results on a wide screen, the mode line on every page, no 403 in the console,
+    a detail column cut between words and the failure's message once."""
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get_log("browser")  # what earlier tests left in the console (their 403s on purpose)
+    _open_transpose(server, browser)
+    assert browser.execute_script("return document.documentElement.dataset.theme") == "dark"
+    assert browser.find_element(By.ID, "mode").text.startswith("mode: CPU")
+    assert browser.find_element(By.ID, "example").text.startswith("Input:  input = [[1.0, 2.0, 3.0],\n")
+    browser.find_element(By.ID, "lang-cuda").click()
+    _wait(browser, 10, lambda d: 'extern "C" void solve(const float* input' in _editor_text(d))
+    _wait(browser, 10, lambda d: (server.workspace.root / "transpose" / "solution.cu").is_file())
+    browser.find_element(By.ID, "lang-pytorch").click()
+    _wait(browser, 10, lambda d: "in PyTorch" in _editor_text(d) and
+          d.find_element(By.ID, "lang-pytorch").get_attribute("aria-pressed") == "true")
+    _type_solution(browser, "# mine\n")
+    browser.find_element(By.ID, "reset").click()
+    _wait(browser, 10, lambda d: "in PyTorch" in _editor_text(d))
+    browser.execute_script("document.querySelector('.CodeMirror').CodeMirror.undo()")
+    _wait(browser, 10, lambda d: _editor_text(d) == "# mine\n")
+    browser.find_element(By.ID, "lang-triton").click()
+    _wait(browser, 10, lambda d: d.find_element(By.ID, "lang-triton").get_attribute("aria-pressed") == "true")
+    _type_solution(browser, QUICK_OK)
+    _focus_editor(browser, 1, 0)
+    _chord(browser, [Keys.SHIFT], Keys.ENTER)  # in the editor: a newline, as in every editor
+    _wait(browser, 5, lambda d: _editor_text(d).count("\n") == QUICK_OK.count("\n") + 1)
+    assert not browser.find_elements(By.ID, "verdict")
+    _chord(browser, [Keys.CONTROL], Keys.ENTER)  # Run
+    _wait(browser, 10, lambda d: d.find_elements(By.ID, "verdict"))
+    assert browser.find_element(By.ID, "submit").get_attribute("disabled") is not None
+    _wait(browser, JUDGING_S, _finished)
+    assert _verdict(browser).startswith("ACCEPTED"), _verdict(browser)
+    _wait(browser, 10, lambda d: "Run" in d.find_element(By.CSS_SELECTOR, "#versions tbody tr").text)  # a Run
+    _focus_editor(browser, 0, 0)
+    _chord(browser, [Keys.CONTROL, Keys.SHIFT], Keys.ENTER)  # Submit, from the editor
+    _wait(browser, 10, lambda d: _verdict(d).startswith("SUBMITTED") and d.find_elements(By.ID, "stop"))
+    try:
+        browser.find_element(By.ID, "stop").click()
+    except Exception:  # noqa: BLE001 - a fast machine judged it already: its Stop is gone
+        pass
+    _wait(browser, 30, lambda d: _verdict(d).startswith(("STOPPED", "ACCEPTED")))
+    _type_solution(browser, WRONG.read_text())
+    browser.find_element(By.ID, "statement").click()  # outside the editor, Shift+Enter submits
+    _chord(browser, [Keys.SHIFT], Keys.ENTER)
+    _wait(browser, 10, lambda d: _verdict(d).startswith("SUBMITTED"))
+    _wait(browser, JUDGING_S, _finished)
+    assert _verdict(browser).startswith("WRONG_ANSWER")
+    page_text = browser.find_element(By.TAG_NAME, "body").text
+    detail = browser.find_element(By.ID, "failure").text.split("\n")[-1]  # the first failure's own message
+    assert len(detail) > 40 and page_text.count(detail) == 1, (detail, page_text)  # once, not three times
+    for cell in browser.find_elements(By.CSS_SELECTOR, "#cases td.detail"):
+        shown, full = cell.text, cell.get_attribute("title") or ""
+        if shown.endswith(" …"):
+            kept = shown[:-2]
+            assert full.startswith(kept) and full[len(kept)] == " ", (shown, full)  # between words
+    browser.set_window_size(1700, 1000)
+    try:
+        editor = browser.find_element(By.CSS_SELECTOR, ".CodeMirror").rect
+        results = browser.find_element(By.ID, "results").rect
+        assert results["x"] >= editor["x"] + editor["width"], (editor, results)  # beside it
+        assert editor["height"] >= 0.6 * browser.execute_script("return window.innerHeight"), editor
+    finally:
+        browser.set_window_size(1400, 1000)
+    browser.find_element(By.ID, "theme").click()
+    assert browser.execute_script("return document.documentElement.dataset.theme") == "light"
+    browser.get(f"http://127.0.0.1:{server.port}/#/")
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))
+    assert browser.execute_script("return document.documentElement.dataset.theme") == "light"  # kept
+    assert browser.find_element(By.ID, "mode").text.startswith("mode: CPU")
+    browser.find_element(By.ID, "theme").click()
+    refused = [e["message"] for e in browser.get_log("browser") if "403" in e["message"] or "favicon" in e["message"]]
+    assert not refused, refused

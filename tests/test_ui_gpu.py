@@ -58,3 +58,24 @@ def test_stop_ends_a_hanging_gpu_judgement(ui):  # noqa: F811
     assert client.post(f"/api/run/{number}/stop", base_url=BASE, headers={guard.HEADER: "1"}).status_code == 202
     events = _stream(client, number)
     assert events[-1][0] == "stopped" and time.monotonic() - stopping < 15
+
+
+def test_submit_of_the_text_on_screen_in_cuda_and_triton(ui):  # noqa: F811
+    """Issue 42: Submit sends the editor's text (saved first, judged, recorded as that text); a CUDA draft
+    (solution.cu) and a Triton one are each judged and timed, and the history tells them apart as Submits."""
+    _, client, settings = ui
+    settings.interpret = False
+    for file, source in (("solution.cu", "solutions/transpose/tiled.cu"), ("solution.py", "solutions/transpose/tuned.py")):
+        text = (ROOT / source).read_text()
+        started = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                              json={"ref": "transpose", "file": file, "submit": True, "text": text})
+        assert started.status_code == 202, started.get_json()
+        events = _stream(client, started.get_json()["id"])
+        result = events[-1][1]["result"]
+        assert result["verdict"] == "accepted" and result["benchmarks"], (file, events[-1])
+        assert all(b["median_ms"] > 0 for b in result["benchmarks"])
+        assert settings.workspace.read("transpose", file).text == text
+        print(f"ui gpu submit {file}:", [(b["name"], b["median_ms"]) for b in result["benchmarks"]])
+    history = client.get("/api/history?ref=transpose", base_url=BASE).get_json()
+    assert [r["kind"] for r in history["runs"]] == ["submit", "submit"]
+    assert all(v["has_source"] for v in history["versions"])

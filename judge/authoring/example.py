@@ -13,7 +13,7 @@ from importlib import metadata
 
 from judge import __version__
 
-__all__ = ["example_key", "example_text", "cached_example_text"]
+__all__ = ["example_key", "example_text", "cached_example_text", "example_values"]
 
 
 def _installed(name: str) -> str:
@@ -49,6 +49,67 @@ def example_text(spec) -> str:
               for name, t in expected.items()]
     sizes = ", ".join(f"{k}={v}" for k, v in spec.example.items())
     return f"{sizes}\n" + "\n".join(lines)
+
+
+def example_values(spec) -> dict:
+    """The worked example as data for a page (judge ui draws it as LeetGPU's statements do):
+    ``{"sizes": {name: value}, "inputs": [[name, value]], "outputs": [[name, value]]}`` with tensors as
+    nested lists and a model as ``{"module": "Linear(in_features=2, ...)", "weights": [[name, value]]}``.
+    A YAML spec: ``example_text``'s inputs on its example sizes.  A LeetGPU folder: its own
+    ``generate_example_test()``, on the CPU, with its reference's outputs.  Imports torch."""
+    if getattr(spec, "shipped", False):
+        return _leetgpu_example(spec)
+    import torch
+
+    from judge.challenge.spec import Tensor
+    from judge.challenge.tensors import make_arguments
+    from judge.judging.reference import Reference
+
+    args = make_arguments(spec, spec.example, seed=0, device="cpu")
+    for value, p in zip(args, spec.parameters):
+        if isinstance(p, Tensor) and p.role != "out" and value.dtype.is_floating_point:
+            value.copy_(torch.arange(1, value.numel() + 1, dtype=value.dtype).reshape(value.shape))
+    inputs = [[p.name, _plain(value)] for value, p in zip(args, spec.parameters)
+              if isinstance(p, Tensor) and p.role != "out"]
+    outputs = [[name, _plain(t)] for name, t in Reference(spec, "cpu").expected(args).items()]
+    return {"sizes": dict(spec.example), "inputs": inputs, "outputs": outputs}
+
+
+def _leetgpu_example(spec) -> dict:
+    import torch
+    from torch import nn
+
+    from judge.challenge.exact_math import exact_math
+
+    challenge = spec.instance("cpu")
+    example = challenge.generate_example_test()
+    example = example[0] if isinstance(example, list) and example else example
+    roles = {p.name: getattr(p, "role", "in") for p in spec.parameters}
+    sizes = {name: v for name, v in example.items() if not isinstance(v, (torch.Tensor, nn.Module))}
+    inputs = [[name, _model(v) if isinstance(v, nn.Module) else _plain(v)] for name, v in example.items()
+              if isinstance(v, (torch.Tensor, nn.Module)) and roles.get(name, "in") != "out"]
+    with torch.no_grad(), exact_math():
+        challenge.reference_impl(**example)
+    outputs = [[name, _plain(v)] for name, v in example.items()
+               if isinstance(v, torch.Tensor) and roles.get(name) in ("out", "inout")]
+    return {"sizes": sizes, "inputs": inputs, "outputs": outputs}
+
+
+def _plain(value):
+    """A tensor as nested lists (floats as float32 shows them, half and bfloat16 widened), a number as is."""
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return value
+    value = value.detach().cpu()
+    return value.to(torch.float32).tolist() if value.dtype.is_floating_point else value.tolist()
+
+
+def _model(model) -> dict:
+    """A model argument: what it is (``Linear(in_features=2, out_features=2, bias=True)``) and its weights."""
+    from judge.challenge.shipped_module import tensors
+
+    return {"module": str(model), "weights": [[name, _plain(t)] for name, t in tensors(model, buffers=False)]}
 
 
 def cached_example_text(spec) -> str:

@@ -17,8 +17,9 @@ def starter_source(spec: Spec) -> str:
     first_out = outputs[0]
     kernel_args = ", ".join([f"{t.name}_ptr" for t in tensors] + [s.name for s in scalars])
     launch_args = ", ".join([t.name for t in tensors] + [s.name for s in scalars])
-    shapes = "\n".join(f"#   {t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] ({t.role})" for t in tensors)
-    numel = " * ".join(f"{first_out.name}.shape[{i}]" for i in range(len(first_out.shape)))
+    shapes = _shapes(spec, "#")
+    numel = f"{first_out.name}.numel()" if _shapes_set_by_tests(spec) else \
+        " * ".join(f"{first_out.name}.shape[{i}]" for i in range(len(first_out.shape))) or "1"
     return f'''"""Starter for the '{spec.name}' challenge ({spec.title}).
 
 Judge it with:  judge run {spec.name} <this file>
@@ -50,7 +51,7 @@ def pytorch_starter_source(spec: Spec) -> str:
     """A PyTorch starter: ``solve`` with the signature and the tensors' shapes, computing nothing."""
     tensors = [p for p in spec.parameters if isinstance(p, Tensor)]
     first_out = [t for t in tensors if t.role != "in"][0]
-    shapes = "\n".join(f"#   {t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] ({t.role})" for t in tensors)
+    shapes = _shapes(spec, "#")
     return f'''"""Starter for the '{spec.name}' challenge ({spec.title}), in PyTorch.
 
 Judge it with:  judge run {spec.name} <this file>
@@ -76,7 +77,7 @@ def cuda_starter_source(spec: Spec) -> str:
     first_out = [t for t in tensors if t.role != "in"][0]
     declared = prototype(spec.parameters).removeprefix('extern "C" void solve(').removesuffix(")")
     names = ", ".join(p.name for p in spec.parameters)
-    shapes = "\n".join(f"//   {t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] ({t.role})" for t in tensors)
+    shapes = _shapes(spec, "//")
     dtypes = {t.dtype for t in tensors}
     headers = "".join(f"#include <{h}>\n" for d, h in (("float16", "cuda_fp16.h"), ("bfloat16", "cuda_bf16.h"))
                       if d in dtypes)
@@ -105,10 +106,30 @@ extern "C" void solve({declared}) {{
 '''
 
 
+def _shapes_set_by_tests(spec: Spec) -> bool:
+    """A LeetGPU folder's tensors have no shape in the signature: its tests' generators make them."""
+    return bool(getattr(spec, "shipped", False))
+
+
+def _shapes(spec: Spec, comment: str) -> str:
+    """A comment line per tensor (and model) argument: its dtype, shape and role."""
+    lines = []
+    for p in spec.parameters:
+        if isinstance(p, Tensor):
+            shape = " (each test sets its shape)" if _shapes_set_by_tests(spec) else \
+                f"[{', '.join(map(str, p.shape))}]"
+            lines.append(f"{comment}   {p.name}: {p.dtype}{shape} ({p.role})")
+        elif not isinstance(p, Scalar):  # a LeetGPU folder's torch.nn.Module argument
+            lines.append(f"{comment}   {p.name}: a torch.nn.Module (read only; its weights are tensors on the GPU)")
+    return "\n".join(lines)
+
+
 def _element_count(tensor: Tensor, spec: Spec) -> str:
     """The tensor's element count in C, from the scalars that hold its sizes; ``1 /* TODO */`` when its
     shape uses a size no scalar carries."""
     carried = {s.value: s.name for s in spec.parameters if isinstance(s, Scalar) and s.dtype == "int"}
+    if _shapes_set_by_tests(spec):
+        return f"1  /* TODO: the number of elements of {tensor.name} */"
     factors = []
     for dim in tensor.shape:
         text = str(dim).strip()

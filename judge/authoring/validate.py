@@ -28,6 +28,7 @@ import torch
 
 from judge.challenge import expr
 from judge.challenge.cases import call_seed, describe, generate_cases, limits_for
+from judge.challenge.exact_math import exact_math
 from judge.judging.checks import compare_output
 from judge.judging.reference import Reference
 from judge.challenge.spec import Spec, Tensor, load_specs
@@ -259,7 +260,7 @@ def _call(spec: Spec, reference: Reference, args: list, dtype=None) -> dict:
             if dtype is not None and value.dtype.is_floating_point:
                 value = value.to(dtype)
         work.append(value)
-    with torch.no_grad():
+    with torch.no_grad(), exact_math():
         reference.function(*work)
     return {p.name: work[i] for i, p in enumerate(spec.parameters) if isinstance(p, Tensor) and p.role != "in"}
 
@@ -310,7 +311,7 @@ def check_accepts_baseline(spec: Spec, runs: list) -> Check:
 
         def got(run: _Run) -> dict:
             args = [a.clone() if isinstance(a, torch.Tensor) else a for a in run.args]
-            with torch.no_grad():
+            with torch.no_grad(), exact_math():  # as the baseline's worker runs it (benchmark_stage.baseline_file)
                 baseline(*args)
             return {p.name: args[i] for i, p in enumerate(spec.parameters) if p in run.outputs}
 

@@ -19,7 +19,10 @@ _UNSUPPORTED_SUFFIXES = {".mojo": "Mojo", ".🔥": "Mojo", ".cpp": "C++ without 
                          ".cuh": "a CUDA header",
                          ".jl": "Julia", ".rs": "Rust"}
 # Top-level packages whose solutions the judge cannot run yet.
-_UNSUPPORTED_IMPORTS = {"jax": "JAX", "cutlass": "CuTe DSL (cutlass.cute)"}
+_UNSUPPORTED_IMPORTS = {"jax": "JAX", "cutlass": "CuTe DSL (cutlass.cute)", "tilelang": "TileLang",
+                        "thunderkittens": "ThunderKittens"}
+# KernelBench's ThunderKittens solutions build with load_inline from sources that include its header.
+_UNSUPPORTED_TEXT = {"kittens.cuh": "ThunderKittens (kittens.cuh)"}
 
 
 def is_cuda_source(path: str) -> bool:
@@ -34,7 +37,8 @@ def unsupported_language(path: str, text: str) -> str | None:
             return f"{path} is {language}: not supported yet; the judge runs {SUPPORTED} solutions"
     if lowered.endswith(_CUDA_SUFFIXES):
         return None
-    language = _imported_language(text)
+    language = _imported_language(text) or next((name for mark, name in _UNSUPPORTED_TEXT.items() if mark in text),
+                                                None)
     if language:
         return f"{path} imports {language}: not supported yet; the judge runs {SUPPORTED} solutions"
     return None

@@ -57,8 +57,9 @@ def argument_types(parameters) -> list[str]:
         elif isinstance(parameter, Scalar):
             types.append(scalar_ctype(parameter))
         else:
-            raise UnsupportedCType(f"parameter '{getattr(parameter, 'name', parameter)}' "
-                                   f"({type(parameter).__name__}) cannot be passed to a C solve()")
+            what = "a torch.nn.Module" if getattr(parameter, "kind", "") == "module" else type(parameter).__name__
+            raise UnsupportedCType(f"parameter '{getattr(parameter, 'name', parameter)}' ({what}) cannot be "
+                                   "passed to a C solve()")
     return types
 
 
@@ -75,10 +76,10 @@ def c_type_of_dtype(dtype: str) -> str:
 def prototype(parameters) -> str:
     """``extern "C" void solve(const float* input, float* output, int rows, int cols)``."""
     declared = []
-    for parameter in parameters:
-        if isinstance(parameter, Tensor):
+    for parameter, ctype in zip(parameters, argument_types(parameters)):  # a model argument: UnsupportedCType
+        if ctype == POINTER:
             const = "const " if parameter.role == "in" else ""
             declared.append(f"{const}{c_type_of_dtype(parameter.dtype)}* {parameter.name}")
         else:
-            declared.append(f"{_SCALAR_C[scalar_ctype(parameter)]} {parameter.name}")
+            declared.append(f"{_SCALAR_C[ctype]} {parameter.name}")
     return f'extern "C" void solve({", ".join(declared)})'

@@ -86,9 +86,12 @@ class Entry:
 
 
 def builtin_dir() -> Path:
-    """The built-in specs: the source tree's challenges/ or, installed, judge.challenges."""
-    source_tree = Path(__file__).resolve().parent.parent / "challenges"
-    if source_tree.is_dir():
+    """The built-in specs: the source tree's top-level challenges/ (a checkout run with ``PYTHONPATH=.``,
+    uninstalled, has no package judge.challenges: every built-in challenge was an internal error there)
+    or, installed, judge.challenges."""
+    package = Path(__file__).resolve().parent.parent
+    source_tree = package.parent / "challenges"
+    if (package.parent / "pyproject.toml").is_file() and (source_tree / "transpose.yaml").is_file():
         return source_tree
     from importlib.resources import files
 
@@ -164,27 +167,65 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
         if not file.exists() and not Path(name_or_path.rsplit("#", 1)[0]).exists():
             raise UnknownChallenge(f"no such spec file: {name_or_path}")
         return file
-    entry = _find_entry(name_or_path, search)
+    try:
+        entry = _find_entry(name_or_path, search)
+    except UnknownChallenge:
+        problem = _kernelbench_problem(name_or_path, search)  # a KernelBench problem in a user folder, by name
+        if problem is None:
+            raise
+        return problem
     if entry.spec is not None and entry.spec.variant_of:
         return Path(entry.spec.source)
     return entry.path
 
 
 def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:
-    """The spec of a challenge name, a spec path or a LeetGPU challenge folder (one that
-    holds ``challenge.py``: judge/challenge/leetgpu.py); raises SpecError, UnknownChallenge,
-    ChallengeConflict.  ``judge run``, ``rank``, ``grade`` and ``watch`` resolve challenges here."""
+    """The spec of a challenge name, a spec path, a LeetGPU challenge folder (one that
+    holds ``challenge.py``: judge/challenge/leetgpu.py) or a KernelBench problem file
+    (judge/challenge/kernelbench.py); raises SpecError, UnknownChallenge, ChallengeConflict.
+    ``judge run``, ``rank``, ``grade`` and ``watch`` resolve challenges here."""
     path = Path(name_or_path)
+    if path.suffix == ".py" and path.name != "challenge.py" and path.is_file():
+        from judge.challenge.kernelbench import load_problem  # a KernelBench problem, or why the file is none
+
+        return load_problem(path)
+    if path.is_dir() and not (path / "challenge.py").is_file():
+        from judge.challenge.kernelbench import kernelbench_folder_hint
+
+        kernelbench_folder_hint(path)  # a KernelBench folder: an error that names one of its problems
     if path.is_dir() or (path.name == "challenge.py" and path.is_file()):
         from judge.challenge.leetgpu import load_folder  # a LeetGPU challenge, or an error saying what it lacks
 
         return load_folder(path if path.is_dir() else path.parent)
     if is_spec_path(name_or_path):
         return load_spec(find_spec_path(name_or_path))
-    entry = _find_entry(name_or_path, search)
+    try:
+        entry = _find_entry(name_or_path, search)
+    except UnknownChallenge:
+        problem = _kernelbench_problem(name_or_path, search)
+        if problem is None:
+            raise
+        from judge.challenge.kernelbench import load_problem
+
+        return load_problem(problem)
     if entry.error is not None:
         raise entry.error
     return entry.spec
+
+
+def _kernelbench_problem(name: str, search: SearchPath | None) -> Path | None:
+    """The KernelBench problem file ``<name>.py`` under the user's folders (--challenges-dir KernelBench/,
+    $JUDGE_CHALLENGES_PATH), so that ``judge grade --dir`` finds ``<who>/19_ReLU.py``'s problem; None when there
+    is none; ChallengeConflict when two folders (or levels) hold one of that name."""
+    from judge.challenge.kernelbench_format import is_problem_source  # pure: no torch to import for a name
+
+    search = search or SearchPath.from_environment()
+    found = [p for folder in search.user_dirs for p in Path(folder).rglob("*.py")
+             if p.stem == name and p.is_file() and is_problem_source(p.read_text(encoding="utf-8", errors="replace"))]
+    if len(found) > 1:
+        raise ChallengeConflict(f"KernelBench problem {name!r} is in more than one place: "
+                                f"{'; '.join(map(str, found))}; give the file's path")
+    return found[0] if found else None
 
 
 def list_challenges(search: SearchPath | None = None) -> list[tuple[Path, Spec | SpecError]]:

@@ -13,11 +13,14 @@ here, with a seeded generator, and ships the inputs to the worker
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
+import inspect
 import importlib.util
 import re
 import sys
+import textwrap
 import traceback
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -30,6 +33,7 @@ from torch.overrides import TorchFunctionMode
 
 from judge.base import signals
 from judge.challenge.cases import Case
+from judge.challenge.exact_math import exact_math
 from judge.challenge.leetgpu_format import SignatureError, ctype_name, html_to_text, map_signature, over_budget
 from judge.challenge.shipped_module import ModuleError, describe, tensors
 from judge.challenge.spec_model import DIFFICULTIES, Module, ReferenceError_, Spec, SpecError, Tensor, Tolerance
@@ -501,16 +505,43 @@ def _scalar_value(p, value, where: str):
     return int(value) if p.dtype == "int" else float(value)
 
 
-def expected_outputs(instance, case: ShippedCase, file: str = "") -> dict[str, torch.Tensor]:
-    """The challenge's ``reference_impl`` on copies of the case's arguments (a model too): the out and inout
-    tensors."""
+def expected_outputs(instance, case: ShippedCase, file: str = "", function=None) -> dict[str, torch.Tensor]:
+    """The challenge's ``reference_impl`` (or ``function(**arguments)``) on copies of the case's arguments (a
+    model too): the out and inout tensors."""
     work = {name: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v) if isinstance(v, nn.Module) else v
             for name, v in case.arguments.items()}
     try:
-        with torch.no_grad():
-            instance.reference_impl(**work)
+        with torch.no_grad(), exact_math():  # cuDNN's TF32 convolutions made the reference the inexact one
+            (function or instance.reference_impl)(**work)
     except BaseException as exc:  # noqa: BLE001 - the challenge's bug, reported as such
         _stop_passes(exc)
         raise ReferenceError_(f"reference_impl of {file} failed on the {case.name} test: "
                               f"{type(exc).__name__}: {exc}") from exc
     return {name: work[name] for name, role in case.roles.items() if role != "in"}
+
+
+def without_asserts(instance):
+    """``instance.reference_impl`` compiled again without its ``assert`` statements, or None when its source
+    cannot be read.  For the float64 run of the judge's checks (judging/shipped_runner.ShippedReference.truth):
+    35 of LeetGPU's 98 references refuse float64 inputs only by asserting that they are float32 (``assert
+    input.dtype == torch.float32``; scripts/reference_audit.py), which says nothing about the arithmetic they
+    do.  Their own code, trusted like the rest of challenge.py."""
+    method = getattr(type(instance), "reference_impl", None)
+    try:
+        source = textwrap.dedent(inspect.getsource(method))
+        file = inspect.getsourcefile(method) or "<reference_impl>"
+    except (OSError, TypeError):
+        return None
+
+    class _Strip(ast.NodeTransformer):
+        def visit_Assert(self, node):  # noqa: N802 - ast's naming
+            return ast.copy_location(ast.Pass(), node)
+
+    try:
+        tree = ast.fix_missing_locations(_Strip().visit(ast.parse(source)))
+        namespace: dict = {}
+        exec(compile(tree, file, "exec"), method.__globals__, namespace)  # noqa: S102 - the challenge's own code
+    except Exception:  # noqa: BLE001 - a decorator or a closure this cannot rebuild: no float64 run
+        return None
+    function = namespace.get(method.__name__)
+    return partial(function, instance) if callable(function) else None

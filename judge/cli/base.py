@@ -172,11 +172,18 @@ def wait_option(func):
                              "(times taken on a shared GPU are flagged and not stored).")(func)
 
 
+def torch_compile_option(func):
+    """--torch-compile: a KernelBench problem's second baseline (run, watch)."""
+    return click.option("--torch-compile", is_flag=True,
+                        help="A KernelBench problem on a GPU: also time its Model under torch.compile (inductor, "
+                             "default mode; cached per device), the second baseline KernelBench publishes.")(func)
+
+
 def one_solution_options(func):
     """CHALLENGE SOLUTION and the options of a command that judges one solution (run, watch)."""
     for decorator in reversed([challenge_argument, click.argument("solution", metavar="SOLUTION"), judging_options,
                                json_option, bench_options, wait_option, remeasure_option, cpu_elements_option,
-                               max_failures_option, require_kernel_option]):
+                               max_failures_option, require_kernel_option, torch_compile_option]):
         func = decorator(func)
     return func
 

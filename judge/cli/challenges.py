@@ -14,14 +14,35 @@ from judge.cli.base import UserError, challenge_argument, current_search_path, l
 @click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False))
 def list_command(folder: str | None) -> None:
     """List the challenges: built-in ones and those of --challenges-dir / $JUDGE_CHALLENGES_PATH;
-    with FOLDER, the LeetGPU challenge folders (challenge.py) under it, and which cannot run and why."""
+    with FOLDER, the LeetGPU challenge folders (challenge.py) or the KernelBench problem files under it,
+    and which cannot run and why."""
     from judge.challenge.catalog import list_entries
     from judge.report.challenge_views import catalogue_table
 
     if folder is not None:
-        return _list_leetgpu(folder)
+        return _list_kernelbench(folder) if _is_kernelbench_folder(folder) else _list_leetgpu(folder)
     console = make_console()
     console.print(catalogue_table(console, list_entries(current_search_path())))
+
+
+def _is_kernelbench_folder(folder: str) -> bool:
+    """A folder with KernelBench problem files and no LeetGPU challenge.py (read, never run)."""
+    from judge.challenge.kernelbench import find_problems
+
+    return not any(Path(folder).rglob("challenge.py")) and bool(find_problems(folder))
+
+
+def _list_kernelbench(folder: str) -> None:
+    from judge.challenge.kernelbench import list_problems
+    from judge.report.challenge_views import kernelbench_table
+
+    listed = list_problems(folder)
+    console = make_console()
+    console.print(kernelbench_table(console, listed))
+    loaded = [item for item in listed if item.spec is not None]
+    example = loaded[0].path if loaded else f"{folder}/<level>/<problem>.py"
+    click.echo(f"{len(loaded)} of {len(listed)} KernelBench problems load; judge one with: judge run {example} "
+               "solution.py (a solution defines class ModelNew; 'judge init PROBLEM mine.py' writes one)")
 
 
 def _list_leetgpu(folder: str) -> None:
@@ -57,11 +78,13 @@ LANGUAGES = {"triton": "starter.triton.py", "pytorch": "starter.pytorch.py", "cu
 @challenge_argument
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--lang", type=click.Choice(sorted(LANGUAGES)), default=None,
-              help="The starter's language (default: cuda for a PATH ending in .cu, else triton).")
+              help="The starter's language (default: cuda for a PATH ending in .cu, else triton; a KernelBench "
+                   "problem's CUDA starter is a .py that builds with load_inline).")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 def init_command(challenge: str, path: str, lang: str | None, force: bool) -> None:
     """Write a starter solution for CHALLENGE to PATH: Triton (default), PyTorch or CUDA C++.
-    A LeetGPU folder's starter is its own (starter/starter.triton.py, .pytorch.py, .cu)."""
+    A LeetGPU folder's starter is its own (starter/starter.triton.py, .pytorch.py, .cu); a KernelBench
+    problem's is its Model renamed ModelNew, with an example kernel in the language."""
     spec = load_spec_or_exit(challenge)
     lang = lang or ("cuda" if path.lower().endswith(".cu") else "triton")
     target = Path(path)
@@ -69,6 +92,15 @@ def init_command(challenge: str, path: str, lang: str | None, force: bool) -> No
         raise UserError(f"{path} exists; use --force to overwrite it")
     if not target.parent.exists():
         raise UserError(f"folder {target.parent} does not exist")
+    if getattr(spec, "kernelbench", False):  # a .py file whatever the language: CUDA through load_inline
+        if not path.lower().endswith(".py"):
+            raise UserError(f"a KernelBench solution is a .py file (CUDA C++ goes through load_inline in it): {path}")
+        from judge.authoring.kernelbench_starter import kernelbench_starter
+
+        target.write_text(kernelbench_starter(spec.text, spec.name, lang), encoding="utf-8")
+        click.echo(f"wrote {path}: a {lang} starter for '{spec.name}': class ModelNew, {spec.signature_text()}")
+        click.echo(f"judge it with: judge run {challenge} {path}")
+        return
     if lang == "cuda" and not path.lower().endswith(".cu"):
         raise UserError(f"a CUDA C++ starter must be a .cu file (the judge picks the language by it): {path}")
     target.write_text(_leetgpu_starter(spec, lang) if getattr(spec, "shipped", False) else _starter(spec, lang),

@@ -18,9 +18,9 @@ from judge.grading.placement import place
 from judge.grading.plan import GradeError, load_specs, manifest_requires_kernel, plan_entries
 from judge.grading.records import SECRET_SEED_ENV, GradeSettings
 from judge.grading.session import GradeSession, exit_status, interrupted_once, outcome
-from judge.grading.settings import pass_rule, public_seed, read_previous, take_secret
+from judge.grading.settings import pass_rule, public_seed, read_previous, require_sandbox, take_secret
 from judge.report.console import make_console
-from judge.report.grade_table import render_table, start_line, summary_line
+from judge.report.grade_table import kernelbench_lines, render_table, start_line, summary_line
 from judge.cli.base import bench_options, cpu_elements_option, current_search_path, judging_options, main_group, \
     require_kernel_option, user_errors
 
@@ -52,10 +52,12 @@ from judge.cli.base import bench_options, cpu_elements_option, current_search_pa
               "(8) or a fraction (0.8, 80%) [default: all].")
 @click.option("--secret-seed-env", default=SECRET_SEED_ENV, show_default=True, metavar="NAME",
               help="Environment variable holding a secret seed, mixed with the public one and never printed.")
+@click.option("--no-sandbox", is_flag=True, help="Grade even where the workers' sandbox (Landlock, seccomp) is not "
+              "available here; without it a grade refuses to start (docs/security.md).")
 def grade_command(challenge, files, manifest, directory, seed, interpret, device, timeout,
                   compile_timeout, no_bench, bench_budget, cpu_elements, require_kernel, gpus, jobs, cluster, junit_path,
                   json_path, summary_path,
-                  resume, min_pass, secret_seed_env) -> None:
+                  resume, min_pass, secret_seed_env, no_sandbox) -> None:
     """Grade many solutions; write JUnit, JSON and Markdown reports for CI.
 
     \b
@@ -68,6 +70,7 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
     143 stopped by SIGTERM.
     """
     with user_errors(GradeError):  # the grading code's usage errors: exit 2, as click's own
+        require_sandbox(no_sandbox)
         rule = pass_rule(min_pass)
         entries = plan_entries(challenge, files, manifest, directory, current_search_path, click.echo)
         specs = load_specs(entries)
@@ -85,6 +88,8 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
             doc = session.document()
             session.outputs.finish(doc)
         render_table(console, doc)
+        for line in kernelbench_lines(doc):
+            console.print(line, markup=False, highlight=False)
         ok, rule_note = outcome(doc, rule)
         console.print(summary_line(doc, ok, rule_note))
         sys.exit(exit_status(ok, completed))

@@ -53,14 +53,32 @@ def judge_with_progress(spec, solution: str, early_worker, options):
                             f"'judge validate {spec.source}' checks a spec.") from None
 
 
+def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
+    """--sanitize in CPU mode or without compute-sanitizer: a usage error (exit 2) that says how to get it."""
+    if not sanitize:
+        return
+    from judge.judging.runner import Options, detect_mode
+    from judge.judging.sanitize import sanitize_problem
+
+    problem = sanitize_problem(detect_mode(Options(interpret=interpret))[0])
+    if problem:
+        raise UserError(problem)
+
+
 @main_group.command("run")
 @one_solution_options
 @history_options
+@click.option("--sanitize", is_flag=True,
+              help="After judging, run the failing case (else the largest test) once under NVIDIA's compute-sanitizer: "
+                   "memcheck, racecheck, initcheck and synccheck; GPU only (docs/accuracy.md).")
+@click.option("--sanitize-tool", "sanitize_tools", multiple=True,
+              type=click.Choice(["memcheck", "racecheck", "initcheck", "synccheck"]),
+              help="Only this compute-sanitizer tool (repeatable); implies --sanitize.")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                db_path, no_history) -> None:
+                torch_compile, db_path, no_history, sanitize, sanitize_tools) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
-    challenge folder holding challenge.py).
+    challenge folder holding challenge.py); on a KernelBench problem file, SOLUTION defines class ModelNew.
 
     Exit status: 0 accepted, 1 rejected, 2 usage error, 3 internal error,
     130 interrupted (Ctrl-C), 143 stopped by SIGTERM.
@@ -70,6 +88,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     check_cuda_ready([solution], interpret)
+    tools = tuple(sanitize_tools) or (("memcheck", "racecheck", "initcheck", "synccheck") if sanitize else ())
+    check_sanitize_ready(bool(tools), interpret)
     early = None
     try:
         # Before torch is imported below: the worker's imports and the judge's overlap.
@@ -77,7 +97,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         result = judge_with_progress(spec, solution, early, build_options(
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
-            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel))
+            wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, torch_compile=torch_compile,
+            sanitize=tools))
     finally:
         if early is not None:
             early.stop()
@@ -88,7 +109,19 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
         from judge.report.benchmark_table import render_benchmarks
 
         render_run(make_console(), result, render_benchmarks, max_failures)
+        if result.sanitizer is not None:
+            click.echo(sanitizer_text(result.sanitizer))
     mark("result written")
     if history_warning:
         click.echo(history_warning, err=True)
     sys.exit(exit_code_for(result.verdict))
+
+
+def sanitizer_text(runs: list[dict]) -> str:
+    """What --sanitize found, tool by tool (judging/sanitize.py)."""
+    if not runs:
+        return "compute-sanitizer: no test small enough to run under it (docs/accuracy.md)"
+    lines = [f"compute-sanitizer on {runs[0]['case']}:"]
+    for run in runs:
+        lines.append(run["report"] + (f" ({run['problem']})" if run["problem"] else ""))
+    return "\n".join(lines)

@@ -27,11 +27,14 @@ EXPOSED_WARNING = (
               help="The port (0: any free one).")
 @click.option("--leetgpu", "leetgpu_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
               metavar="DIR", help="A LeetGPU checkout's challenges/ folder to list too (repeatable).")
+@click.option("--kernelbench", "kernelbench_dirs", multiple=True, type=click.Path(exists=True, file_okay=False),
+              metavar="DIR", help="A KernelBench checkout's KernelBench/ folder (or one level) to list too (repeatable).")
 @click.option("--interpret", is_flag=True,
               help="Judge through Triton's interpreter on the CPU (automatic without a CUDA GPU).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
 @history_options
-def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_path, no_history) -> None:
+def ui_command(workspace, host, port, leetgpu_dirs, kernelbench_dirs, interpret, open_browser, db_path,
+               no_history) -> None:
     """A local browser workspace: the catalogue, statements, an editor whose drafts are files in
     --workspace, Run and Submit through the same judge as 'judge run', and the history.
 
@@ -50,7 +53,7 @@ def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_
 
     folder = Workspace(workspace)
     folder.root.mkdir(parents=True, exist_ok=True)
-    settings = Settings(folder, Catalogue(current_search_path(), leetgpu_dirs), host=host, port=port,
+    settings = Settings(folder, Catalogue(current_search_path(), leetgpu_dirs, kernelbench_dirs), host=host, port=port,
                         interpret=interpret, db_path=db_path, no_history=no_history)
     try:
         server = make_server(host, port, None, threaded=True, request_handler=_redacting_handler())
@@ -67,6 +70,9 @@ def ui_command(workspace, host, port, leetgpu_dirs, interpret, open_browser, db_
             opening.unlink(missing_ok=True)
 
 
+POLLS = ("/api/status", "/api/draft/mtime?")  # what the open page polls (judge/ui/static/app.js, editor.js)
+
+
 def _redacting_handler():
     """Werkzeug's request log, with the token of a URL (?token=...) left out: the log may be kept in a file."""
     import re
@@ -75,6 +81,8 @@ def _redacting_handler():
 
     class Redacting(WSGIRequestHandler):
         def log_request(self, code="-", size="-") -> None:
+            if str(code) == "200" and getattr(self, "path", "").startswith(POLLS):
+                return  # the page asks these every 1.5 s: a line each would bury the rest
             hide = lambda text: re.sub(r"([?&]token=)[^&\s]*", r"\1…", text)  # noqa: E731
             self.requestline = hide(getattr(self, "requestline", ""))
             if hasattr(self, "path"):  # logged after the reply: the request is done with it

@@ -32,7 +32,7 @@ from judge.report.watch_view import WatchOutput
 @history_options
 def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                   no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                  poll, db_path, no_history) -> None:
+                  torch_compile, poll, db_path, no_history) -> None:
     """Judge SOLUTION on CHALLENGE, then again each time the file is saved; Ctrl-C stops.
 
     Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
@@ -65,7 +65,8 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
                 options = build_options(seed, interpret, device, timeout, compile_timeout,
                                         benchmark=not no_bench, bench_budget_s=bench_budget,
                                         remeasure_peaks=remeasure_peaks and count == 1, cpu_elements=cpu_elements,
-                                        wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel)
+                                        wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel,
+                                        torch_compile=torch_compile)
                 result = judge_with_progress(spec, solution, early, options)
                 early = spawn_early(solution, spec, interpret, device)  # imports while the person edits
                 doc = result.as_dict()

@@ -515,6 +515,9 @@ def _become_worker(request: dict, fds: list[int]) -> None:
     for low, high in zip(sorted(protocol_fds), sorted(protocol_fds)[1:] + [65536]):
         os.closerange(low + 1, high)
     _take_client_context(request)
+    from judge.worker import namespaces
+
+    namespaces.enter()  # as a spawned worker does: this process waits outside as the worker ends
     _bytecode_as_environment()
     _threads_as_environment()
     # as for `python -m judge.worker` with the judge's folder on PYTHONPATH (client.py), and

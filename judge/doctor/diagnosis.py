@@ -112,8 +112,9 @@ def _nvcc(facts: Facts) -> Finding:
 def _sandbox(facts: Facts) -> Finding:
     layers = "; ".join(f"{name} {state}" for name, state in facts.sandbox.items()) or "unknown"
     if facts.sandbox_opt_out:
-        return Finding("sandbox", "warn", f"turned off (JUDGE_SANDBOX=0): every report says so, and judge grade "
-                                          f"refuses to grade ({layers})", "unset JUDGE_SANDBOX")
+        return Finding("sandbox", "warn", f"turned off (JUDGE_SANDBOX=0 or JUDGE_NAMESPACES=0): every report says "
+                                          f"UNSEALED, and judge grade refuses to grade ({layers})",
+                       "unset JUDGE_SANDBOX and JUDGE_NAMESPACES")
     off = [name for name, state in facts.sandbox.items() if str(state).startswith("off")]
     if not facts.sandbox or off:
         fix = SANDBOX_FIX if any("not installed" in str(facts.sandbox.get(n, "")) for n in off) else \

@@ -96,8 +96,10 @@ def _nvcc() -> str | None:
 def _sandbox(facts: Facts) -> None:
     from judge.worker import sandbox
 
-    facts.sandbox = sandbox.available()
-    facts.sandbox_opt_out = os.environ.get(sandbox.OPT_OUT_ENV) == "0"
+    facts.sandbox = sandbox.available(namespaces=True)
+    from judge.worker import namespaces
+
+    facts.sandbox_opt_out = "0" in (os.environ.get(sandbox.OPT_OUT_ENV), os.environ.get(namespaces.OPT_OUT_ENV))
 
 
 def _folders() -> dict:

@@ -232,11 +232,30 @@ def grade_document(entries: list[Entry], records: dict[int, dict], settings: Gra
     """The ``--json`` document: settings, a summary and one result per entry, in plan order
     (entries not graded yet have verdict ``pending``)."""
     results = [records.get(i) or _pending_record(e) for i, e in enumerate(entries)]
-    return {"kind": "grade", "grade_schema": GRADE_SCHEMA, "judge": __version__,
-            "mode": "interpret" if settings.interpret else "gpu",
-            "seed": {"public": settings.public_seed, "secret": bool(settings.secret), "label": settings.seed_label},
-            "settings": settings.public_dict(), **meta, "updated_at": _now(),
-            "complete": len(records) == len(entries), "summary": _summary(entries, records), "results": results}
+    doc = {"kind": "grade", "grade_schema": GRADE_SCHEMA, "judge": __version__,
+           "mode": "interpret" if settings.interpret else "gpu",
+           "seed": {"public": settings.public_seed, "secret": bool(settings.secret), "label": settings.seed_label},
+           "settings": settings.public_dict(), **meta, "updated_at": _now(),
+           "complete": len(records) == len(entries), "sealed": _sealed(records), "summary": _summary(entries, records),
+           "results": results}
+    kernelbench = [r for r, e in zip(results, entries) if _is_kernelbench(e)]
+    if kernelbench:  # KernelBench's fast_p over its problems (grading/fast_p.py)
+        from judge.grading.fast_p import kernelbench_scores
+
+        doc["kernelbench"] = kernelbench_scores(kernelbench)
+    return doc
+
+
+def _sealed(records: dict[int, dict]) -> bool | None:
+    """Whether every graded submission's worker ran sealed (each record's ``sealed``; None before any ran)."""
+    seen = [r.get("sealed") for r in records.values() if r.get("sealed") is not None]
+    return all(seen) if seen else None
+
+
+def _is_kernelbench(entry: Entry) -> bool:
+    """An entry of a KernelBench problem (its spec is a problem's .py file, not a YAML spec or a folder)."""
+    return bool(entry.spec_path) and str(entry.spec_path).endswith(".py") and \
+        not str(entry.spec_path).endswith("challenge.py")
 
 
 # -- pass threshold, GPUs -----------------------------------------------------------------

@@ -9,10 +9,12 @@ import uuid
 __all__ = ["record_results"]
 
 
-def record_results(db_path: str | None, no_history: bool, command: str, results: list[dict]) -> str | None:
+def record_results(db_path: str | None, no_history: bool, command: str, results: list[dict],
+                   kind: str | None = None, source: str | None = None) -> str | None:
     """Record ``results`` (RunResult.as_dict()s); a warning for stderr when that failed, else None.
 
-    A ``judge rank`` records one row per solution, sharing a batch id.
+    A ``judge rank`` records one row per solution, sharing a batch id.  ``kind`` and ``source``
+    (judge ui's Run or Submit, and the text it judged) go with each: ``store.record_result``.
     """
     if no_history:
         return None
@@ -30,7 +32,7 @@ def record_results(db_path: str | None, no_history: bool, command: str, results:
         conn = connect(path)
         try:
             for result in results:
-                record_result(conn, result, command, batch)
+                record_result(conn, result, command, batch, kind=kind, source=source)
         finally:
             conn.close()
     except (HistoryError, sqlite3.Error, OSError) as exc:

@@ -25,7 +25,7 @@ from judge.base.paths import data_dir
 
 __all__ = ["HistoryError", "data_dir", "default_db_path", "connect", "migrate", "schema_version", "transaction",
            "MIGRATIONS", "record_result", "file_hash", "accepted_runs", "untimed_accepted", "recent_runs",
-           "benchmarks_of"]
+           "benchmarks_of", "source_of", "kept_sources", "MAX_SOURCE_BYTES", "KINDS"]
 
 DB_NAME = "history.db"
 
@@ -79,7 +79,17 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         "CREATE INDEX runs_by_challenge ON runs (challenge, device, verdict)",
         "CREATE INDEX runs_by_hash ON runs (solution_hash)",
     )),
+    # judge ui shows each version's code (open, diff, restore) and tells its Run from its Submit.
+    (4, "sources and kinds", (
+        """CREATE TABLE sources (
+            hash TEXT PRIMARY KEY,             -- runs.solution_hash: sha256 of the bytes
+            text TEXT NOT NULL                 -- the solution's text (UTF-8), at most MAX_SOURCE_BYTES
+        )""",
+        "ALTER TABLE runs ADD COLUMN kind TEXT",  # 'run' (tests only) or 'submit' (tests, then the benchmark)
+    )),
 ]
+MAX_SOURCE_BYTES = 1_000_000  # a solution's text is kept up to this size (judge ui's drafts hold at most as much)
+KINDS = ("run", "submit")
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
@@ -148,19 +158,25 @@ def file_hash(path: str | Path) -> str:
 
 
 def record_result(conn: sqlite3.Connection, result: dict, command: str, batch: str | None = None,
-                  score: tuple | None = None, solution_hash: str | None = None) -> int:
-    """Store one run (``RunResult.as_dict()``) with its benchmarks; returns the run's id.
+                  score: tuple | None = None, solution_hash: str | None = None, kind: str | None = None,
+                  source: str | None = None) -> int:
+    """Store one run (``RunResult.as_dict()``) with its benchmarks and its solution's text; returns the
+    run's id.
 
     ``score`` is (median, low, high) in ms; without it the geometric mean of
-    the accepted benchmarks' medians is computed here.
+    the accepted benchmarks' medians is computed here.  ``kind``: 'run' (the tests only) or 'submit'
+    (the tests, then the benchmark), as judge ui says; None where the caller does not say.  ``source``:
+    the text judged (judge ui's, as it was on screen), else the file's bytes are read now.
     """
     score = score or _score_of(result.get("benchmarks", []))
     env = result.get("environment", {})
     tests = result.get("tests", [])
+    data = source.encode("utf-8") if source is not None else _read(result["solution"])
+    if solution_hash is None:
+        solution_hash = hashlib.sha256(data).hexdigest() if data is not None else file_hash(result["solution"])
     row = {
         "created_at": _now(), "command": command, "batch": batch, "challenge": result["challenge"],
-        "solution_path": str(Path(result["solution"]).resolve()),
-        "solution_hash": solution_hash or file_hash(result["solution"]),
+        "solution_path": str(Path(result["solution"]).resolve()), "solution_hash": solution_hash,
         "verdict": result["verdict"], "message": result.get("message", ""), "mode": result["mode"],
         "seed": result.get("seed"), "device": result.get("device"), "driver": env.get("driver"),
         "cuda": env.get("cuda"), "torch": env.get("torch"), "triton": env.get("triton"),
@@ -168,8 +184,9 @@ def record_result(conn: sqlite3.Connection, result: dict, command: str, batch: s
         "tests_passed": sum(1 for t in tests if t.get("verdict") == "accepted"), "tests_total": len(tests),
         "score_ms": score[0] if score else None, "score_ci_low_ms": score[1] if score else None,
         "score_ci_high_ms": score[2] if score else None,
-        "environment": json.dumps(env, default=str),
+        "environment": json.dumps(env, default=str), "kind": kind if kind in KINDS else None,
     }
+    text = _text_of(data)
     with transaction(conn):
         cursor = conn.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                               tuple(row.values()))
@@ -177,7 +194,26 @@ def record_result(conn: sqlite3.Connection, result: dict, command: str, batch: s
         for bench in result.get("benchmarks", []):
             conn.execute("INSERT INTO benchmarks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          _benchmark_row(run_id, bench))
+        if text is not None:
+            conn.execute("INSERT OR IGNORE INTO sources (hash, text) VALUES (?, ?)", (solution_hash, text))
     return run_id
+
+
+def _read(path) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
+
+
+def _text_of(data: bytes | None) -> str | None:
+    """A solution's bytes as the text kept in ``sources``: UTF-8 and at most MAX_SOURCE_BYTES, else None."""
+    if data is None or len(data) > MAX_SOURCE_BYTES:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _benchmark_row(run_id: int, b: dict) -> tuple:
@@ -230,3 +266,22 @@ def benchmarks_of(conn: sqlite3.Connection, run_ids: Iterable[int]) -> dict[int,
         entry["params"] = json.loads(entry["params"])
         out[entry["run_id"]].append(entry)
     return out
+
+
+def source_of(conn: sqlite3.Connection, solution_hash: str, challenge: str | None = None) -> str | None:
+    """The text of the solution version ``solution_hash`` (of a run of ``challenge``, when given), or None
+    where it was not kept (recorded before migration 4, over MAX_SOURCE_BYTES, not UTF-8)."""
+    if challenge is not None and conn.execute("SELECT 1 FROM runs WHERE challenge = ? AND solution_hash = ? LIMIT 1",
+                                              (challenge, solution_hash)).fetchone() is None:
+        return None
+    row = conn.execute("SELECT text FROM sources WHERE hash = ?", (solution_hash,)).fetchone()
+    return None if row is None else row["text"]
+
+
+def kept_sources(conn: sqlite3.Connection, hashes: Iterable[str]) -> set[str]:
+    """Which of ``hashes`` have their text kept in ``sources``."""
+    wanted = list(hashes)
+    if not wanted:
+        return set()
+    marks = ", ".join("?" * len(wanted))
+    return {r[0] for r in conn.execute(f"SELECT hash FROM sources WHERE hash IN ({marks})", wanted)}

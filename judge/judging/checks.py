@@ -24,7 +24,8 @@ import torch
 
 from judge.challenge.spec import Tolerance
 
-__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "tf32_explains_all", "tf32_input", "to_tf32"]
+__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "tf32_explains_all", "tf32_input", "to_tf32",
+           "errors_against", "failed_alike"]
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Mismatch:
     got: float | None = None
     modified_input: bool = False
     notes: list = field(default_factory=list)
+    positions: int = 0  # a checksum of the failed elements' flat indices (``same_failure``)
 
     def message(self) -> str:
         if self.ok:
@@ -56,6 +58,13 @@ class Mismatch:
         parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
         parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {self.got!r}")
         return "; ".join(parts + self.notes)
+
+    def same_failure(self, other: "Mismatch") -> bool:
+        """Whether ``other`` (the same output, from another call on the same inputs) failed in exactly the same
+        elements, as many of them unwritten: not whether their wrong values are equal, since an honest
+        reduction by atomics may round differently from call to call."""
+        return (self.ok, self.name, self.total, self.bad, self.unwritten, self.positions, self.modified_input) == \
+            (other.ok, other.name, other.total, other.bad, other.unwritten, other.positions, other.modified_input)
 
     def cause(self) -> str:
         """What went wrong, without the numbers: failures alike share it (judging/failures.py)."""
@@ -131,7 +140,9 @@ def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None
         result.unwritten = int(unwritten.sum())
         if result.unwritten and not isinstance(poison, bool):  # True: a bool's poison and a legal value alike
             result.notes += _tail_note(unwritten)
-    flat = int(bad_mask.reshape(-1).nonzero()[0])
+    flat_bad = bad_mask.reshape(-1).nonzero().reshape(-1)
+    result.positions = int((flat_bad * 2654435761 % 4294967291).sum())  # wraps alike in every call
+    flat = int(flat_bad[0])
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
     result.first_bad_index = index
     result.expected, result.got = _scalar(ref[index]), _scalar(got[index])
@@ -155,6 +166,30 @@ def _tail_note(unwritten: torch.Tensor) -> list[str]:
         return []
     return [f"the unwritten elements are {where}: does the grid cover the last partial block "
             "(triton.cdiv(n, BLOCK) programs, each store masked)?"]
+
+
+def failed_alike(first: list[Mismatch], again: list[Mismatch]) -> bool:
+    """Whether two calls on the same inputs failed in the same way: the same outputs failed, each in the same
+    elements (``Mismatch.same_failure``).  A call that passed (``again`` all ok) did not fail alike."""
+    first_bad = {m.name: m for m in first if not m.ok and not m.modified_input}
+    again_bad = {m.name: m for m in again if not m.ok and not m.modified_input}
+    return first_bad.keys() == again_bad.keys() and all(m.same_failure(again_bad[n]) for n, m in first_bad.items())
+
+
+def errors_against(got: torch.Tensor, truth: torch.Tensor, atol: float, rtol: float) -> tuple[float, float]:
+    """(the worst element's error in units of a ``close`` tolerance, ``|got - truth| / (atol + rtol * |truth|)``,
+    1.0 at its edge; the largest absolute error) against ``truth`` (judging/error_order.py).  Both infinite
+    where an element is NaN or infinite and ``truth``'s is not the same."""
+    got64, truth64 = _widen(got.to(truth.device)), _widen(truth)
+    same = got64 == truth64  # equal infinities included
+    err = torch.where(same, torch.zeros_like(got64), (got64 - truth64).abs())
+    if not err.numel():
+        return 0.0, 0.0
+    if not bool(torch.isfinite(err).all()):
+        return float("inf"), float("inf")
+    bound = atol + rtol * truth64.abs()
+    units = torch.where(err == 0, torch.zeros_like(err), err / bound)  # a zero tolerance: inf where it differs
+    return float(units.max()), float(err.max())
 
 
 def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) -> bool:

@@ -32,7 +32,12 @@ def judge_solution(spec: Spec, solution: str, options: Options, events: Events |
 
 
 def make_runner(spec: Spec, solution: str, options: Options, events: Events) -> "Runner":
-    """The runner for ``spec``: shipped inputs for a LeetGPU challenge folder, else seeded ones."""
+    """The runner for ``spec``: a KernelBench problem's, shipped inputs for a LeetGPU challenge folder, else
+    seeded ones."""
+    if getattr(spec, "kernelbench", False):
+        from judge.judging.kernelbench_runner import KernelBenchRunner
+
+        return KernelBenchRunner(spec, solution, options, events)
     if getattr(spec, "shipped", False):
         return ShippedRunner(spec, solution, options, events)
     return Runner(spec, solution, options, events)

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["headline", "message_cause", "group_failures", "OUTPUT_MARK"]
+__all__ = ["headline", "message_cause", "group_failures", "OUTPUT_MARK", "NONDETERMINISTIC", "SAME_AGAIN"]
 
 # What separates a failure's message from the solution's printed output (runner.failed).
 OUTPUT_MARK = "--- solution output"
+# A failed call whose inputs, given again, gave another answer (runner.diagnose_nondeterminism, the benchmark
+# stage's TimedCalls.verify): no honest kernel computes two answers from one input.
+NONDETERMINISTIC = ("the same inputs gave different results: a race or undefined behaviour (e.g. a missing "
+                    "__syncthreads, an uninitialised shared buffer, a read past an allocation); `judge run --sanitize` "
+                    "runs the failing case under NVIDIA's compute-sanitizer on a GPU")
+# The same, when the second call failed in exactly the same elements: a deterministic error of that size.
+SAME_AGAIN = "an untimed call on the same inputs failed in the same elements: not a race, an error at this size"
 # Numbers (sizes, counts, values, line numbers, addresses) say nothing about the cause.
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 

@@ -12,6 +12,7 @@ import math
 
 import torch
 
+from judge.challenge.exact_math import exact_math
 from judge.challenge.spec_model import ReferenceError_
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
 from judge.challenge.spec import Spec, Tensor
@@ -47,7 +48,7 @@ class Reference:
         """Run the reference on copies of ``args``; outputs by name."""
         work = self._prepared(args)
         try:
-            with torch.no_grad():
+            with torch.no_grad(), exact_math():  # no TF32 in the judge's answer (exact_math.py)
                 self.function(*work)
         except Exception as exc:  # noqa: BLE001
             raise ReferenceError_(f"the reference of {self.spec.source} failed: {type(exc).__name__}: {exc}") from exc
@@ -71,7 +72,7 @@ class Reference:
         """The reference on the absolute values of the inputs (summation tolerance)."""
         work = self._prepared(args, absolute=True)
         try:
-            with torch.no_grad():
+            with torch.no_grad(), exact_math():
                 self.function(*work)
         except Exception as exc:  # noqa: BLE001
             raise ReferenceError_(f"the reference of {self.spec.source} failed on |inputs|: "
@@ -115,8 +116,8 @@ class Reference:
         for value, p in zip(args, self.spec.parameters):  # a fresh copy of what is not cut: the reference writes
             cut = tf32_input(value, getattr(p, "role", "in"), truncate)
             work.append(cut.clone() if cut is value and isinstance(value, torch.Tensor) else cut)
-        try:
-            with torch.no_grad():
+        try:  # TF32's rounding is simulated on the inputs: the arithmetic itself stays exact
+            with torch.no_grad(), exact_math():
                 self.function(*work)
         except Exception:  # noqa: BLE001 - only a hint: the reference's own failure is reported elsewhere
             return None

@@ -25,7 +25,8 @@ from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
 from judge.challenge.spec import Spec
-from judge.judging.failures import headline
+from judge.judging.checks import failed_alike
+from judge.judging.failures import NONDETERMINISTIC, headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.base.trace import mark
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -79,12 +80,17 @@ class Options:
     untrusted: bool = False  # judge grade: the strict sandbox and a private Triton cache (worker/client.py)
     wait_for_gpu_s: float = 0.0  # before timing, wait this long at most for other processes to leave the GPU
     require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
+    torch_compile: bool = False  # a KernelBench problem: also time its Model under torch.compile (--torch-compile)
+    sanitize: tuple = ()  # afterwards, the failing case under these compute-sanitizer tools (judging/sanitize.py)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
         detected (CPU mode without a GPU even when ``--interpret`` was not given)."""
         interpret = self.interpret if interpret is None else interpret
         return self.timeout if self.timeout is not None else (60.0 if interpret else 30.0)
+
+
+SANDBOX_KEYS = ("namespaces", "read_only", "capabilities", "no_new_privs", "landlock", "seccomp")
 
 
 @dataclass
@@ -103,15 +109,30 @@ class RunResult:
     notes: list = field(default_factory=list)
     environment: dict = field(default_factory=dict)
     phases_s: dict = field(default_factory=dict)
+    sanitizer: list | None = None  # --sanitize: each tool's run (sanitize.SanitizerRun.as_dict)
+
+    @property
+    def sealed(self) -> bool | None:
+        """Whether the worker ran sealed (worker/sandbox.sealed); None when no worker started."""
+        from judge.worker.sandbox import sealed
+
+        protections = self.environment.get("protections")
+        return None if not protections else sealed(protections)
 
     def as_dict(self) -> dict:
-        return {
-            "verdict": self.verdict.value, "challenge": self.challenge, "solution": self.solution,
+        protections = self.environment.get("protections") or {}
+        out = {
+            "verdict": self.verdict.value, "sealed": self.sealed,
+            "sandbox": {name: protections[name] for name in SANDBOX_KEYS if name in protections},
+            "challenge": self.challenge, "solution": self.solution,
             "mode": self.mode, "seed": self.seed, "device": self.device, "message": self.message,
             "tests": [t.as_dict() for t in self.tests], "benchmarks": list(self.benchmarks),
             "notes": list(self.notes), "environment": dict(self.environment),
             "phases_s": {k: round(v, 3) for k, v in self.phases_s.items()},
         }
+        if self.sanitizer is not None:
+            out["sanitizer"] = list(self.sanitizer)
+        return out
 
 
 class Events:
@@ -219,6 +240,7 @@ class Runner:
         self.first_call = True
         self.zero_outputs = False  # the next calls' outputs start at zero, not poison (diagnose_uninitialised)
         self.last_got: dict | None = None  # the last reply's tensors (check_reply)
+        self.last_problems: list = []  # the last checked call's failed outputs (diagnose_nondeterminism)
         self.shrunk = False
         self.worker_deaths = 0
         self.cuda_calls: set[str] = set()  # CPU mode: the torch.cuda functions the solution called (its note)
@@ -249,9 +271,20 @@ class Runner:
                 self.run_benchmarks()
                 result.verdict = overall_verdict(result.tests + self.benchmark_failures())
         result.message = self.summary_message()
+        if self.options.sanitize and not self.interpret:
+            self.sanitize(cases)
         mark("judging ends")
         result.phases_s["total"] = time.perf_counter() - started
         return result
+
+    def sanitize(self, cases: list) -> None:
+        """The failing case (or the largest test) under each compute-sanitizer tool (judging/sanitize.py)."""
+        from judge.judging.sanitize import sanitize_run, user_files
+
+        started = time.perf_counter()
+        runs = sanitize_run(self, cases, self.options.sanitize)
+        self.result.sanitizer = [run.as_dict(user_files(self.solution)) for run in runs]
+        self.result.phases_s["sanitize"] = time.perf_counter() - started
 
     def gpu_turn(self):
         """This GPU's lock while the run uses it (timing/contention.py): two judges of this host on one GPU
@@ -294,7 +327,7 @@ class Runner:
         self.measure_peaks_first()
         try:
             self.worker.start(self.options.compile_timeout)
-            self.note_protections(getattr(self.worker, "protections", {}))
+            self.note_protections(getattr(self.worker, "protections", {}), getattr(self.worker, "kernel", None))
             self.note_build(getattr(self.worker, "build", {}))
             return True
         except SubmissionInvalid as exc:  # invalid_submission, or compile_error for a .cu nvcc rejected
@@ -318,20 +351,22 @@ class Runner:
         headers = f", with the CUTLASS {build['cutlass']} headers" if isinstance(build.get("cutlass"), str) else ""
         self.result.notes.append(f"CUDA C++: {how} for {build.get('arch', '?')}{headers}")
 
-    def note_protections(self, applied: dict) -> None:
-        """The run's protections (``environment.protections``: the worker's sandbox layers as it applied
-        them, and the judge's own) and a note for each layer that is off (docs/security.md)."""
+    def note_protections(self, applied: dict, kernel: dict | None = None) -> None:
+        """The run's protections (``environment.protections``: the worker's namespaces, capabilities and
+        sandbox layers as the kernel and the judge saw them, and the judge's own) and a note for each that
+        is off (docs/security.md)."""
         from judge.worker.sandbox import OPT_OUT_ENV, judged_layers
 
-        layers = judged_layers(applied, requested=os.environ.get(OPT_OUT_ENV) != "0")
+        layers = judged_layers(applied, requested=os.environ.get(OPT_OUT_ENV) != "0", kernel=kernel)
         self.result.environment["protections"] = {
             **layers, "guard_zones": "on", "argument_seal": "on", "environment": "allow-listed",
             "judge_undumpable": judge_undumpable()}
-        off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items() if state.startswith("off")]
+        off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items()
+               if state.startswith(("off", "kept"))]
         if off:
-            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): a solution could read "
-                                     f"or write files outside its folder or reach the judge; {OPT_OUT_ENV}=0 turns "
-                                     "it off on purpose (docs/security.md)")
+            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): what a solution can "
+                                     "then reach is in docs/security.md; "
+                                     f"{OPT_OUT_ENV}=0 turns Landlock and seccomp off on purpose")
 
     def measure_peaks_first(self) -> None:
         """On a GPU whose peaks are not cached (a fresh machine), measure them now, while the
@@ -428,8 +463,10 @@ class Runner:
             if outcome.verdict in (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR) and not self.shrunk:
                 self.shrunk = True  # one search per run: the first failure is the one reported
                 if outcome.verdict == Verdict.WRONG_ANSWER:
+                    self.diagnose_nondeterminism(case, outcome)
                     self.diagnose_uninitialised(case, outcome)
-                self.search_smaller(case, outcome)
+                if not outcome.details.get("nondeterministic"):  # a size that fails by chance is no smaller example
+                    self.search_smaller(case, outcome)
             self.result.tests.append(outcome)
             self.events.case_finished(outcome)
             if outcome.verdict == Verdict.TIME_LIMIT_EXCEEDED:
@@ -438,6 +475,19 @@ class Runner:
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 self.skip_rest(cases[index + 1:], f"not run after {self.worker_deaths} deaths of the solution's process")
                 return
+
+    def diagnose_nondeterminism(self, case: Case, outcome: CaseResult) -> None:
+        """Run the failed case again on the same inputs (the same seed, or the same shipped tensors): an answer
+        that passes, or fails in other elements, names a race or undefined behaviour.  The verdict stays."""
+        first = self.last_problems
+        if not first:  # not a failed check (a verdict the worker reported): nothing to compare with
+            return
+        again = self.run_case(case)
+        if again.verdict == Verdict.WRONG_ANSWER and failed_alike(first, self.last_problems):
+            return
+        if again.verdict in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):  # a crash or a time-out says nothing here
+            outcome.message = f"{NONDETERMINISTIC}\n{outcome.message}"
+            outcome.details["nondeterministic"] = True
 
     def diagnose_uninitialised(self, case: Case, outcome: CaseResult) -> None:
         """Does the failed case pass when its outputs start at zero instead of poison?  Then the kernel
@@ -461,6 +511,7 @@ class Runner:
         """Run solve() once on ``case`` and check everything it returned."""
         seed = call_seed(self.seed, case.name, call_index)
         first, started = self.first_call, time.perf_counter()
+        self.last_problems = []
         try:
             self.ensure_worker()
             header, blobs = self.call_worker(case, seed)
@@ -486,6 +537,7 @@ class Runner:
                               header.get("time_ms"))
         try:
             problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
+            self.last_problems = problems
         except BadReply as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}")
         except JudgeOutOfMemory as exc:

@@ -11,20 +11,23 @@ the ``bench`` request and every timed call copies them).
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import replace
 
 import torch
 
 from judge.challenge.cases import Case
-from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs
+from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs, \
+    without_asserts
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.shipped import input_payload
 from judge.challenge.shipped_module import tensors as module_tensors
 from judge.challenge.spec import Tensor
-from judge.challenge.spec_model import Module
+from judge.challenge.spec_model import Module, ReferenceError_
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
-from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
+from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input, errors_against
+from judge.judging.error_order import OrderCheck, order_note
 from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
@@ -48,6 +51,8 @@ class ShippedReference:
         self.instance = spec.instance(device)
         self.benchmark: ShippedCase | None = None
         self._expected: dict[str, dict] = {}
+        self._truth: dict[str, dict | None] = {}  # reference_impl in float64, per test (``truth``)
+        self.accepted_by_order: list[tuple[str, OrderCheck]] = []  # LeetGPU's tolerance rejected, the judge did not
 
     def expected(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor]:
         """``reference_impl``'s outputs on the case, kept for the run (``keep``: a test's, not a timed call's)."""
@@ -88,8 +93,52 @@ class ShippedReference:
                 results.append(compare_input(p.name, returned, case.arguments[p.name]))
             else:
                 poison = poison_value(TORCH_DTYPES[p.dtype]) if p.role == "out" else None
-                results.append(compare_output(p.name, returned, expected[p.name], self.spec.tolerance, None, poison))
+                found = compare_output(p.name, returned, expected[p.name], self.spec.tolerance, None, poison)
+                results.append(self.order_of(case, found, returned, expected[p.name], keep))
         return results
+
+    def order_of(self, case: ShippedCase, found: Mismatch, got: torch.Tensor, expected: torch.Tensor,
+                 keep: bool) -> Mismatch:
+        """An output the tolerance rejected, measured with the reference's own error against ``reference_impl``
+        run in float64 (judging/error_order.py): accepted, with a note, when its error is of the reference's
+        order; else the rejection, saying how far the two are from the float64 answer."""
+        tol = self.spec.tolerance
+        if found.ok or found.unwritten or tol.kind != "close" or not got.dtype.is_floating_point:
+            return found
+        truth = self.truth(case, keep)
+        if truth is None or found.name not in truth:
+            return found
+        wide = truth[found.name]
+        order = OrderCheck(found.name, *errors_against(got, wide, tol.atol, tol.rtol),
+                           *errors_against(expected, wide, tol.atol, tol.rtol), found.bad, found.total)
+        if not order.accepted:
+            found.notes.append(order.why_not())
+            return found
+        where = case.name if keep else "timed calls of the performance test"
+        self.accepted_by_order.append((where, order))
+        return Mismatch(found.name, True, total=found.total)
+
+    def truth(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor] | None:
+        """``reference_impl`` on the case's floating tensors (and a model's weights) in float64: the answer
+        both the solution and the reference are measured against.  None where it fails in float64 (a
+        reference that insists on float32) or the GPU has no room for it (``keep``: as ``expected``)."""
+        if keep and case.name in self._truth:
+            return self._truth[case.name]
+        wide = replace(case, arguments={name: _float64(value) for name, value in case.arguments.items()})
+        found = None
+        for function in (None, "without asserts"):  # a reference that asserts float32 inputs: run without them
+            try:
+                function = without_asserts(self.instance) if function else None
+                found = expected_outputs(self.instance, wide, self.spec.source, function)
+                break
+            except ReferenceError_:
+                continue
+            except torch.cuda.OutOfMemoryError:
+                torch.cuda.empty_cache()
+                break
+        if keep:
+            self._truth[case.name] = found
+        return found
 
     def tf32_explains_case(self, case: ShippedCase, got: dict[str, torch.Tensor], names: list[str]) -> bool:
         """Whether the failed outputs ``names`` are a TF32 matmul's: ``reference_impl`` on the case's float32
@@ -120,8 +169,25 @@ class ShippedReference:
         return within_memory(self.check_case, case if case is not None else self.benchmark, got, case is None)
 
 
+def _float64(value):
+    """A reference argument in float64: floating tensors converted, a model copied in float64, the rest as is."""
+    if isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
+        return value.to(torch.float64)
+    if isinstance(value, torch.nn.Module):
+        return copy.deepcopy(value).to(torch.float64)
+    return value
+
+
 class ShippedRunner(Runner):
     """``Runner`` for a LeetGPU challenge folder (``spec`` is a ``LeetGpuSpec``)."""
+
+    def run(self):
+        """The run, and a note for every output LeetGPU's tolerance alone rejected (ShippedReference.order_of)."""
+        result = super().run()
+        found = self.reference.accepted_by_order if self.reference is not None else []
+        if found:
+            result.notes.append(order_note(self.spec.tolerance.atol, self.spec.tolerance.rtol, found))
+        return result
 
     def prepare(self) -> list[Case]:
         self.events.status("building the tests with the challenge's generators")

@@ -12,7 +12,8 @@ from judge.challenge.conventions import CONVENTIONS
 from judge.challenge.spec import Scalar, Tensor
 from judge.report.console import table_box
 
-__all__ = ["catalogue_table", "challenge_facts", "leetgpu_table", "render_challenge", "size_ranges"]
+__all__ = ["catalogue_table", "challenge_facts", "leetgpu_table", "kernelbench_table", "render_challenge",
+           "render_kernelbench", "size_ranges"]
 
 
 def size_ranges(spec) -> str:
@@ -22,6 +23,9 @@ def size_ranges(spec) -> str:
 def _tolerance_text(spec) -> str:
     """The tolerance as ``judge show`` and the page state it (a LeetGPU folder's: its check's formula)."""
     tol = spec.tolerance
+    if getattr(spec, "kernelbench", False):
+        return ("exact" if tol.kind == "exact" else f"atol = rtol = {tol.atol:g} (|got - ref| <= atol + rtol * |ref|)") \
+            + " for its output's dtype, KernelBench's (float32 1e-4, float16 and bfloat16 1e-2); NaN never passes"
     if getattr(spec, "shipped", False):
         return f"atol={tol.atol:g}, rtol={tol.rtol:g} (|got - ref| <= atol + rtol * |ref|)"
     return tol.kind + ("" if tol.kind == "exact" else f" (atol={tol.atol:g}, rtol={tol.rtol:g})")
@@ -70,10 +74,62 @@ def leetgpu_table(console, listed) -> Table:
     return table
 
 
+def kernelbench_table(console, listed) -> Table:
+    """The KernelBench problems found (kernelbench.list_problems): forward's signature, one call's bytes at
+    the file's sizes, and why one cannot run."""
+    table = Table(box=table_box(console))
+    for header in ("name", "title", "level", "signature", "one call", "status"):
+        table.add_column(header)
+    for item in listed:
+        spec = item.spec
+        size = _megabytes(spec.bytes_formula) if spec is not None and spec.outputs else "?"
+        status = f"[red]cannot run: {escape(item.problem)}[/]" if item.problem and not (spec and not spec.outputs) \
+            else (f"[yellow]{escape(item.problem)}[/]" if item.problem else "ok")
+        table.add_row(item.path.stem, escape(spec.title) if spec else "", spec.level if spec else "",
+                      escape(spec.signature_text()) if spec else "", size, status)
+    return table
+
+
+def _megabytes(nbytes: float) -> str:
+    return f"{nbytes / 1e6:,.1f} MB" if nbytes >= 1e5 else f"{nbytes / 1e3:,.1f} kB"
+
+
+def render_kernelbench(console, spec) -> None:
+    """``judge show`` of a KernelBench problem: its source (the problem is its code), forward's signature, the
+    tensors at the file's sizes and at CPU mode's, KernelBench's tolerance, the trials and the benchmark."""
+    from judge.challenge.kernelbench import TRIALS, sized
+    from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
+
+    console.print(spec.statement, markup=False, highlight=False)
+    console.print(f"signature: {spec.signature_text()}", markup=False, highlight=False)
+    small = sized(spec, CPU_ELEMENT_BUDGET)
+    table = Table(box=table_box(console))
+    for header in ("parameter", "kind", "dtype", "shape / value", "CPU mode", "role"):
+        table.add_column(header)
+    cpu = {p.name: p for p in small.parameters}
+    for p in spec.parameters:
+        shown = (lambda q: escape(_shape_text(q)) if isinstance(q, Tensor) else str(q.value))
+        table.add_row(p.name, p.kind, p.dtype, shown(p), shown(cpu[p.name]) if p.name in cpu else "?",
+                      getattr(p, "role", "in"))
+    console.print(table)
+    if small.shrunk_from:
+        console.print("CPU mode halves: " + ", ".join(f"{n} {small.shrunk_from[n]} -> {v}"
+                                                      for n, v in small.sizes_used.items()), markup=False)
+    console.print(f"tolerance: {_tolerance_text(spec)}", markup=False)
+    console.print(f"tests: {TRIALS} trials, each on inputs get_inputs() draws from its own seed; the benchmark: "
+                  "one more draw for every timed call", markup=False)
+    console.print("a solution defines class ModelNew(nn.Module): ModelNew(*get_init_inputs()), built under the "
+                  "run's seed as Model is (the same weights where it makes the same parameters in the same order), "
+                  "returns forward's outputs as new tensors (docs/kernelbench.md)", markup=False, highlight=False)
+
+
 def render_challenge(console, spec, example: Callable[[], str]) -> None:
     """``judge show``: statement, signature, parameters, sizes, tolerance, benchmarks and the
     worked example (``example()``, asked for last: computing it may take seconds)."""
     console.print(f"[bold]{escape(spec.title)}[/] ({spec.name}, {spec.difficulty})  ·  {escape(spec.source)}")
+    if getattr(spec, "kernelbench", False):  # a KernelBench problem file: its code is its statement
+        render_kernelbench(console, spec)
+        return
     if getattr(spec, "shipped", False):  # a LeetGPU folder: the statement is text from its HTML
         console.print(spec.statement, markup=False)
         _render_leetgpu(console, spec)
@@ -103,15 +159,22 @@ def challenge_facts(spec) -> dict:
     (``judge ui``'s challenge page): signature, C prototype, parameters, sizes, constraints, tolerance,
     benchmarks.  A LeetGPU folder's tests are generated: it has no sizes or benchmarks here."""
     shipped = getattr(spec, "shipped", False)
-    parameters = [{"name": p.name, "kind": "tensor" if isinstance(p, Tensor) else "scalar", "dtype": p.dtype,
-                   "shape": ("built by its tests" if shipped else _shape_text(p)) if isinstance(p, Tensor)
-                   else str(getattr(p, "value", "")),
+    parameters = [{"name": p.name, "kind": p.kind, "dtype": p.dtype, "shape": _shape_or_value(p, shipped),
                    "role": getattr(p, "role", "in")} for p in spec.parameters]
     return {
         "signature": spec.signature_text(), "c_prototype": _c_prototype(spec), "parameters": parameters,
         "sizes": "" if shipped else size_ranges(spec), "constraints": [str(c) for c in spec.constraints],
         "tolerance": _tolerance_text(spec), "benchmarks": [] if shipped else _benchmark_labels(spec),
     }
+
+
+def _shape_or_value(p, shipped: bool) -> str:
+    """A tensor's shape, a scalar's formula; a LeetGPU folder's tensors and models are built by its tests."""
+    if isinstance(p, Tensor):
+        return "built by its tests" if shipped else _shape_text(p)
+    if isinstance(p, Scalar):
+        return str(p.value)
+    return "built by its tests"  # a torch.nn.Module (LeetGPU folders only)
 
 
 def _c_prototype(spec) -> str:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from judge.base.text import bounded, clean_text
 from judge.judging.failures import group_failures
 from judge.judging.verdict import Verdict
 
@@ -44,7 +45,8 @@ def table_box(console: Console):
 
 
 def _first_line(text: str, width: int = 70) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    text = clean_text(text or "")  # U+2028 and its kind would cut the line (base/text.py)
+    line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -93,7 +95,7 @@ def render_failures(console: Console, result, max_failures: int = MAX_FAILURES) 
     for group in groups[:max_failures]:
         first = group[0]
         console.print(f"[red]{first.verdict.value}[/] on {escape(_case_label(first))}:")
-        console.print(first.message, markup=False, highlight=False)
+        console.print(bounded(clean_text(first.message)), markup=False, highlight=False)
         if len(group) > 1:
             console.print(f"the same in {len(group) - 1} more case{'s' if len(group) > 2 else ''}: "
                           f"{escape(_named(group[1:]))}")
@@ -104,6 +106,17 @@ def render_failures(console: Console, result, max_failures: int = MAX_FAILURES) 
                       f"(--max-failures {len(groups)} shows them): "
                       + escape("; ".join(f"{g[0].verdict.value} on {_named(g)}" for g in rest)))
         console.print()
+
+
+def unsealed_mark(result) -> str:
+    """`` · UNSEALED (landlock, seccomp off)`` for a run whose worker was not sealed (its notes say why), else ""."""
+    if getattr(result, "sealed", None) is not False:
+        return ""
+    from judge.worker.sandbox import SEALING
+
+    protections = result.environment.get("protections", {})
+    off = [name for name in SEALING if not str(protections.get(name, "off")).startswith(("on", "partial", "dropped"))]
+    return f" [bold yellow]· UNSEALED ({escape(', '.join(off))} off)[/]"
 
 
 def render_run(console: Console, result, benchmarks_renderer=None, max_failures: int = MAX_FAILURES) -> None:
@@ -118,8 +131,9 @@ def render_run(console: Console, result, benchmarks_renderer=None, max_failures:
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     style = "green" if result.verdict == Verdict.ACCEPTED else "red"
-    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(_first_line(result.message, 200))}")
+    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(_first_line(result.message, 200))}"
+                  + unsealed_mark(result))
     if result.verdict not in (Verdict.ACCEPTED, Verdict.INVALID_SUBMISSION):
         console.print(f"[dim]reproduce with: --seed {result.seed}[/]")
     if result.verdict == Verdict.INVALID_SUBMISSION and result.message:
-        console.print(result.message, markup=False, highlight=False)
+        console.print(bounded(clean_text(result.message)), markup=False, highlight=False)

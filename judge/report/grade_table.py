@@ -14,7 +14,7 @@ from rich.table import Table
 from judge.report.console import table_box
 
 __all__ = ["start_line", "order_line", "progress_line", "interrupted_line", "render_table", "timing_lines",
-           "summary_line"]
+           "summary_line", "kernelbench_lines"]
 
 ORDER_SHOWN = 3  # entries the order line names before "…"
 
@@ -99,9 +99,31 @@ def timing_lines(timing: dict | None) -> list[str]:
     return lines
 
 
+def kernelbench_lines(doc: dict) -> list[str]:
+    """KernelBench's scores per submission (the document's ``kernelbench``: grading/fast_p.py) as plain lines:
+    fast_0, fast_1, fast_2 and the geometric mean speed-up over torch eager; [] when no entry is a problem."""
+    scores = doc.get("kernelbench")
+    if not scores:
+        return []
+    lines = []
+    for who, s in scores["submissions"].items():
+        fast = " · ".join(f"fast_{p:g} {_share(s.get(f'fast_{p:g}'))}" for p in scores["p"])
+        mean = s.get("geomean_speedup")
+        speed = (f" · geometric mean speed-up {mean:.2f}x over torch (of {s['timed']} timed)" if mean is not None
+                 else " · no speed-ups (nothing timed: CPU mode, or no correct solution)")
+        lines.append(f"KernelBench {who}: {s['correct']} of {s['problems']} problems correct · {fast}{speed}")
+    return lines
+
+
+def _share(value) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 def summary_line(doc: dict, ok: bool, rule_note: str) -> str:
     """The last line: how many were accepted, the pass rule's note (``rule_note``), PASS or FAIL, the seed."""
     summary = doc["summary"]
     style = "green" if ok else "red"
+    unsealed = sum(1 for r in doc.get("results", []) if r.get("sealed") is False)
+    warning = f"  [bold yellow]UNSEALED: {unsealed} submission(s) ran without the whole sandbox[/]" if unsealed else ""
     return (f"[bold {style}]{summary['accepted']} of {summary['total']} accepted{rule_note}: "
-            f"{'PASS' if ok else 'FAIL'}[/]  seed {escape(doc['seed']['label'])}")
+            f"{'PASS' if ok else 'FAIL'}[/]  seed {escape(doc['seed']['label'])}{warning}")

@@ -5,17 +5,23 @@ from __future__ import annotations
 import json
 import math
 
+from judge.base.text import Budget
+
 SCHEMA_VERSION = 1
 
 
-def _clean(value):
-    """JSON has no NaN/inf: write them as null so every parser accepts the file."""
+def _clean(value, budget: Budget | None = None):
+    """JSON has no NaN/inf: write them as null so every parser accepts the file; and every string safe and
+    bounded, the document's within one budget (judge/base/text.py: a red team's solution made 170 MB ones)."""
+    budget = budget if budget is not None else Budget()
+    if isinstance(value, str):
+        return budget.take(value)
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): _clean(v, budget) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [_clean(v, budget) for v in value]
     return value
 
 

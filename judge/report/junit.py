@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from judge.base.text import Budget, clean_text
 from judge.judging.failures import group_failures
 
 __all__ = ["grade_to_junit", "FAILURE_VERDICTS", "ERROR_VERDICTS"]
@@ -27,8 +28,10 @@ MESSAGE_CHARS = 300
 MAX_CASES = 5  # distinct failures spelled out per testcase; the first one matters most
 
 
-def xml_text(text) -> str:
-    return _NOT_XML.sub("\ufffd", _ANSI.sub("", str(text if text is not None else "")))
+def xml_text(text, budget: Budget | None = None) -> str:
+    text = str(text if text is not None else "")
+    text = budget.take(text) if budget is not None else clean_text(text)  # judge/base/text.py
+    return _NOT_XML.sub("\ufffd", _ANSI.sub("", text))
 
 
 def _sizes(params: dict) -> str:
@@ -69,7 +72,7 @@ def _one_line(text: str) -> str:
     return line if len(line) <= MESSAGE_CHARS else line[: MESSAGE_CHARS - 1] + "…"
 
 
-def _testcase(suite: ET.Element, record: dict, label: str) -> None:
+def _testcase(suite: ET.Element, record: dict, label: str, budget: Budget | None = None) -> None:
     case = ET.SubElement(suite, "testcase", name=xml_text(record["challenge"]),
                          classname=xml_text(record["submission"]), file=xml_text(record.get("file", "")),
                          time=f"{float(record.get('wall_s') or 0):.3f}")
@@ -79,7 +82,7 @@ def _testcase(suite: ET.Element, record: dict, label: str) -> None:
     elif verdict != "accepted":
         tag = "failure" if verdict in FAILURE_VERDICTS else "error"
         element = ET.SubElement(case, tag, type=verdict, message=xml_text(_one_line(headline(record))))
-        element.text = xml_text(failure_text(record))
+        element.text = xml_text(failure_text(record), budget)
     lines = [f"seed {label}", *(f"note: {n}" for n in record.get("notes", []))]
     if record.get("carried_over"):
         lines.append("carried over from an earlier run (--resume)")
@@ -102,6 +105,7 @@ def grade_to_junit(doc: dict) -> str:
         by_submission.setdefault(record["submission"], []).append(record)
     root = ET.Element("testsuites", name="judge grade", **_counts(doc["results"]))
     label = doc["seed"]["label"]
+    budget = Budget()  # what the whole file spends on the submissions' messages (judge/base/text.py)
     for submission, records in by_submission.items():
         suite = ET.SubElement(root, "testsuite", name=xml_text(submission), **_counts(records),
                               timestamp=doc.get("started_at", ""))
@@ -109,6 +113,6 @@ def grade_to_junit(doc: dict) -> str:
         for name, value in (("mode", doc["mode"]), ("seed", label), ("judge", doc["judge"])):
             ET.SubElement(properties, "property", name=name, value=str(value))
         for record in records:
-            _testcase(suite, record, label)
+            _testcase(suite, record, label, budget)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

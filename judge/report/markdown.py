@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from judge.base.text import clean_text
+
 __all__ = ["grade_to_markdown", "cell"]
 
 MARKS = {"accepted": "✅", "pending": "⏳", "no_submission": "📭"}
@@ -22,6 +24,7 @@ def cell(text, limit: int = DETAIL_CHARS) -> str:
     """One table cell: one line of printable text, at most ``limit`` characters, pipes and brackets
     escaped (a submission's message must not make a link or an image in a CI job's summary)."""
     line = _CONTROL.sub(" ", _ANSI.sub("", str(text if text is not None else "")))
+    line = clean_text(line)  # bidi, zero-width and U+2028 spelled out (judge/base/text.py)
     line = " ".join(line.split())
     if len(line) > limit:
         line = line[: limit - 1] + "…"

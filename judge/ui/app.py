@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +15,8 @@ from flask import Flask, Response, abort, jsonify, request, send_from_directory
 
 from judge.ui import guard
 from judge.ui.judgements import Busy, Judgements
-from judge.ui.pages import Catalogue, best_results, challenge_page, own_versions, starter_text
+from judge.ui.pages import (LANGUAGES, LEETGPU_STARTERS, Catalogue, best_results, challenge_page, own_versions,
+                            starter_text)
 from judge.ui.workspace import MAX_DRAFT_BYTES, Workspace, WorkspaceError
 
 __all__ = ["Settings", "create_app"]
@@ -38,12 +41,15 @@ def create_app(settings: Settings) -> Flask:
     app.config["judge_ui"] = settings
     # A request body is at most a draft as JSON (each byte escaped at worst) and its names: 413 beyond.
     app.config["MAX_CONTENT_LENGTH"] = 6 * MAX_DRAFT_BYTES + 65536
-    app.extensions["judgements"] = Judgements(record=lambda result: _record(settings, result))
+    app.extensions["drafts_lock"] = threading.Lock()  # a draft's save against a Run's save-and-start
+    app.extensions["judgements"] = Judgements(record=lambda result, judgement: _record(settings, result, judgement))
     hosts = guard.allowed_hosts(settings.host, settings.port)
     app.before_request(lambda: _guard(settings, hosts))
     app.after_request(_security_headers)
     _page_routes(app, settings)
     _api_routes(app, settings)
+    _draft_routes(app, settings)
+    _history_routes(app, settings)
     _run_routes(app, settings)
     return app
 
@@ -81,6 +87,10 @@ def _page_routes(app: Flask, settings: Settings) -> None:
     def static_file(name):
         return send_from_directory(STATIC, name, max_age=0)
 
+    @app.get("/favicon.ico")
+    def favicon():  # browsers ask for it whatever the page links: answered, not refused (a 403 in the console)
+        return send_from_directory(STATIC, "favicon.svg", max_age=0, mimetype="image/svg+xml")
+
 
 def _api_routes(app: Flask, settings: Settings) -> None:
     @app.get("/api/challenges")
@@ -91,12 +101,23 @@ def _api_routes(app: Flask, settings: Settings) -> None:
         return jsonify({"challenges": [{**asdict(i), "best": best.get(i.name)} for i in items],
                         "workspace": str(settings.workspace.root), "mode": _mode(settings)})
 
+    @app.get("/api/status")
+    def status():
+        """The header's line on every page, and the judgement running now (a reloaded page follows it again)."""
+        judgements: Judgements = app.extensions["judgements"]
+        running = judgements.running()
+        return jsonify({"mode": _mode(settings), "workspace": str(settings.workspace.root),
+                        "judgement": running.about() if running is not None else None, "now": time.time()})
+
     @app.get("/api/challenge")
     def challenge():
         spec = _spec_or_404(settings, request.args.get("ref", ""))
-        return jsonify({**challenge_page(spec), "ref": request.args["ref"],
-                        "drafts": settings.workspace.files(spec.name)})
+        drafts = settings.workspace.files(spec.name)
+        return jsonify({**challenge_page(spec), "ref": request.args["ref"], "drafts": drafts,
+                        "language": _first_language(settings, spec, drafts)})
 
+
+def _draft_routes(app: Flask, settings: Settings) -> None:
     @app.get("/api/draft")
     def read_draft():
         ref, file = request.args.get("ref", ""), request.args.get("file", "solution.py")
@@ -105,9 +126,18 @@ def _api_routes(app: Flask, settings: Settings) -> None:
             draft = settings.workspace.read(spec.name, file)
             if draft is None:  # judge init's starter, which the page saves (a GET never writes: an image could ask)
                 return jsonify({"file": file, "path": str(settings.workspace.path_of(spec.name, file)),
-                                "text": starter_text(spec, Path(file).suffix), "mtime_ns": None, "exists": False})
+                                "text": starter_text(spec, file), "mtime_ns": None, "exists": False})
         return jsonify({"file": file, "path": str(draft.path), "text": draft.text, "mtime_ns": draft.mtime_ns,
                         "exists": True})
+
+    @app.get("/api/starter")
+    def starter():
+        """The starter of a draft file, whatever the draft holds now (the page's "Reset to starter")."""
+        spec = _spec_or_404(settings, request.args.get("ref", ""))
+        file = request.args.get("file", "")
+        with _workspace_errors():
+            settings.workspace.path_of(spec.name, file)  # a draft's name, as for the others
+        return jsonify({"file": file, "text": starter_text(spec, file)})
 
     @app.get("/api/draft/mtime")
     def draft_mtime():
@@ -119,14 +149,19 @@ def _api_routes(app: Flask, settings: Settings) -> None:
     def write_draft():
         body = request.get_json(silent=True) or {}
         spec = _spec_or_404(settings, str(body.get("ref", "")))
-        with _workspace_errors():
+        with _workspace_errors(), app.extensions["drafts_lock"]:
+            path = settings.workspace.path_of(spec.name, str(body.get("file", "")))
+            if app.extensions["judgements"].judging(path):  # the worker may load it again (a restart): it stays
+                _fail(409, f"{path.name} is being judged: it is saved when the verdict is in", judging=True)
             draft = settings.workspace.write(spec.name, str(body.get("file", "")), str(body.get("text", "")))
         return jsonify({"path": str(draft.path), "mtime_ns": draft.mtime_ns})
 
+
+def _history_routes(app: Flask, settings: Settings) -> None:
     @app.get("/api/history")
     def history():
         from judge.history.leaderboard import build_leaderboard
-        from judge.history.store import accepted_runs, benchmarks_of, recent_runs
+        from judge.history.store import accepted_runs, benchmarks_of, kept_sources, recent_runs
 
         spec = _spec_or_404(settings, request.args.get("ref", ""))
         doc = {"runs": [], "versions": [], "leaderboard": {"boards": [], "warnings": []}}
@@ -134,9 +169,24 @@ def _api_routes(app: Flask, settings: Settings) -> None:
             if conn is not None:
                 runs = list(reversed(recent_runs(conn, spec.name, 500)))
                 accepted = accepted_runs(conn, spec.name)
-                doc = {"runs": [_run_row(r) for r in runs], "versions": own_versions(runs),
+                kept = kept_sources(conn, {r["solution_hash"] for r in runs})
+                doc = {"runs": [_run_row(r) for r in runs],
+                       "versions": [{**v, "has_source": v["solution_hash"] in kept} for v in own_versions(runs)],
                        "leaderboard": build_leaderboard(accepted, benchmarks_of(conn, [r["id"] for r in accepted]))}
         return jsonify(doc)
+
+    @app.get("/api/history/source")
+    def history_source():
+        """The text of one version of this challenge's solutions (the page opens, diffs and restores it)."""
+        from judge.history.store import source_of
+
+        spec = _spec_or_404(settings, request.args.get("ref", ""))
+        with _history(settings) as conn:
+            text = None if conn is None else source_of(conn, request.args.get("hash", ""), spec.name)
+        if text is None:
+            _fail(404, "this version's text was not kept (recorded before judge kept solutions' texts, over "
+                       "1 MB, or not UTF-8)")
+        return jsonify({"text": text})
 
 
 def _run_routes(app: Flask, settings: Settings) -> None:
@@ -144,17 +194,31 @@ def _run_routes(app: Flask, settings: Settings) -> None:
 
     @app.post("/api/run")
     def start_run():
+        """Run (the tests) or Submit (then the benchmark) of the text on the page's screen, ``text``: it is saved
+        first, and the history records that text; without ``text``, the draft as saved."""
         body = request.get_json(silent=True) or {}
-        spec = _spec_or_404(settings, str(body.get("ref", "")))
-        with _workspace_errors():
-            path = settings.workspace.path_of(spec.name, str(body.get("file", "")))
-        if not path.is_file():
-            return jsonify({"error": f"{path.name} is not saved yet"}), 400
-        try:
-            judgement = judgements.start(spec, str(path), _options(settings, bool(body.get("submit"))))
-        except Busy as exc:
-            return jsonify({"error": str(exc), "busy": True}), 409
-        return jsonify({"id": judgement.id}), 202
+        ref, file, submit, text = str(body.get("ref", "")), str(body.get("file", "")), bool(body.get("submit")), \
+            body.get("text")
+        spec = _spec_or_404(settings, ref)
+        # Saved and started under the drafts' lock: a save of the page's still in flight cannot land in between
+        # and have the worker judge other text than the one recorded.
+        with _workspace_errors(), app.extensions["drafts_lock"]:
+            path = settings.workspace.path_of(spec.name, file)
+            running = judgements.running()
+            if running is not None:
+                return _busy(running)
+            if isinstance(text, str):
+                draft = settings.workspace.read(spec.name, file)
+                if draft is None or draft.text != text:
+                    settings.workspace.write(spec.name, file, text)
+            if not path.is_file():
+                return jsonify({"error": f"{path.name} is not saved yet"}), 400
+            try:
+                judgement = judgements.start(spec, str(path), _options(settings, submit), ref=ref, file=file,
+                                             submit=submit, source=text if isinstance(text, str) else None)
+            except Busy as exc:
+                return _busy(exc.running)
+        return jsonify({**judgement.about(), "mtime_ns": path.stat().st_mtime_ns}), 202
 
     @app.post("/api/run/<int:number>/stop")
     def stop_run(number: int):
@@ -175,6 +239,28 @@ def _run_routes(app: Flask, settings: Settings) -> None:
             abort(400)
         return Response(_event_stream(judgement, start), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _busy(running):
+    """A Run refused while another judgement runs: which one, so the page can follow it instead."""
+    about = running.about()
+    return jsonify({"error": f"busy: {about['name']} ({about['file'] or about['path']}) is being judged; "
+                             "Run and Submit come back when its verdict is in", "busy": True,
+                    "judgement": about}), 409
+
+
+def _first_language(settings: Settings, spec, drafts: list[str]) -> str:
+    """The language the page opens in: the draft edited last, else the first a LeetGPU folder ships a starter
+    for, else Triton."""
+    edited = [(settings.workspace.mtime_ns(spec.name, file) or 0, key) for key, (_, file) in LANGUAGES.items()
+              if file in drafts]
+    if edited:
+        return max(edited)[1]
+    if getattr(spec, "shipped", False):
+        for key, starter in LEETGPU_STARTERS.items():
+            if (Path(spec.source) / "starter" / starter).is_file():
+                return key
+    return "triton"
 
 
 def _event_stream(judgement, start: int):
@@ -199,10 +285,12 @@ def _mode(settings: Settings) -> str:
     return "gpu" if torch.cuda.is_available() and not settings.interpret else "cpu"
 
 
-def _record(settings: Settings, result: dict) -> str | None:
+def _record(settings: Settings, result: dict, judgement) -> str | None:
+    """The history's row of a Run or Submit, with the text the page had on screen."""
     from judge.history.recording import record_results
 
-    return record_results(settings.db_path, settings.no_history, "run", [result])
+    return record_results(settings.db_path, settings.no_history, "run", [result],
+                          kind="submit" if judgement.submit else "run", source=judgement.source)
 
 
 def _spec_or_404(settings: Settings, ref: str):
@@ -244,6 +332,6 @@ def _history(settings: Settings):
 
 
 def _run_row(run: dict) -> dict:
-    keep = ("id", "created_at", "solution_path", "solution_hash", "verdict", "mode", "device", "tests_passed",
-            "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
+    keep = ("id", "created_at", "command", "kind", "solution_path", "solution_hash", "verdict", "mode", "device",
+            "tests_passed", "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
     return {k: run.get(k) for k in keep}

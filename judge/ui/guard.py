@@ -42,8 +42,8 @@ TOKEN_HEADER = "X-Judge-Token"  # the page's script adds it to every API request
 
 
 def needs_token(path: str) -> bool:
-    """Everything but the page's shell and its static files: those hold nothing of the user's."""
-    return path != "/" and not path.startswith("/static/")
+    """Everything but the page's shell, its static files and its icon: those hold nothing of the user's."""
+    return path not in ("/", "/favicon.ico") and not path.startswith("/static/")
 
 
 def stream_path(path: str) -> bool:

@@ -10,8 +10,10 @@ no server starts one when it ends, as ``judge run`` does (judge/server/autostart
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import threading
+import time
 from dataclasses import dataclass, field
 
 from judge.judging.cancel import Cancelled, StopOnCancel, check
@@ -25,7 +27,11 @@ KEEP = 20  # judgements kept for their event streams (a page that reconnects); t
 
 
 class Busy(RuntimeError):
-    """A judgement is already running in this workspace."""
+    """A judgement is already running in this workspace (``running``: that one)."""
+
+    def __init__(self, message: str, running: "Judgement"):
+        super().__init__(message)
+        self.running = running
 
 
 @dataclass
@@ -33,6 +39,11 @@ class Judgement:
     id: int
     challenge: str
     solution: str
+    ref: str = ""  # the catalogue's name of the challenge (a LeetGPU folder's path): the page that follows it
+    file: str = ""  # the draft's file name (solution.py): with ref, which editor it judges
+    submit: bool = False  # Submit (tests, then the benchmark) or Run (the tests)
+    source: str | None = None  # the text judged, as the page had it on screen (None: the file as saved)
+    started_at: float = field(default_factory=time.time)  # the wall clock's, for the page's elapsed time
     events: list = field(default_factory=list)  # (kind, data), appended only
     done: bool = False
     changed: threading.Condition = field(default_factory=threading.Condition)
@@ -44,6 +55,16 @@ class Judgement:
             self.events.append((kind, data))
             self.done = self.done or last
             self.changed.notify_all()
+
+    def about(self) -> dict:
+        """What a page needs to follow this judgement (``/api/status``, a refused Run): which draft, since when."""
+        with self.changed:
+            return {"id": self.id, "ref": self.ref, "name": self.challenge, "file": self.file, "submit": self.submit,
+                    "started_at": self.started_at, "now": time.time(), "done": self.done, "path": self.solution}
+
+    @property
+    def source_hash(self) -> str | None:
+        return None if self.source is None else hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
     def follow(self, start: int = 0, wait_s: float = 15.0):
         """Yields (index, kind, data) from ``start`` on, until the last; ``None`` after ``wait_s`` without
@@ -66,16 +87,22 @@ class Judgement:
 class _Forwarded(Events):
     """The runner's callbacks as events of the judgement; each step first asks whether it was stopped."""
 
-    def __init__(self, judgement: Judgement):
-        self.judgement = judgement
+    def __init__(self, judgement: Judgement, options):
+        self.judgement, self.options = judgement, options
 
     def started(self, result, total_cases: int) -> None:
         check(self.judgement.cancel)
-        self.judgement.add("started", {"total": total_cases, "mode": result.mode, "device": result.device,
-                                       "seed": result.seed, "server": forked.SERVER is not None})
+        self.judgement.add("started", {
+            "total": total_cases, "mode": result.mode, "device": result.device, "seed": result.seed,
+            "server": forked.SERVER is not None, "submit": self.judgement.submit,
+            "started_at": self.judgement.started_at,
+            # the limits the status line states: a call's own time, and loading plus compiling
+            "call_timeout_s": self.options.call_timeout(result.mode == "interpret"),
+            "compile_timeout_s": self.options.compile_timeout})
 
     def case_started(self, case) -> None:
         check(self.judgement.cancel)
+        self.judgement.add("case_started", {"name": case.name, "params": dict(case.params), "kind": case.kind})
 
     def case_finished(self, result) -> None:
         self.judgement.add("case", result.as_dict())
@@ -90,23 +117,35 @@ class Judgements:
     """The workspace's judgements; ``start`` refuses a second while one runs (Busy)."""
 
     def __init__(self, record=None):
-        self.record = record  # called with each result's dict: the history (recording.record_results)
+        self.record = record  # called with each result's dict and its judgement: the history (record_results)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.current: Judgement | None = None
         self.by_id: dict[int, Judgement] = {}
 
-    def start(self, spec, solution: str, options) -> Judgement:
+    def start(self, spec, solution: str, options, **about) -> Judgement:
+        """Start judging ``solution``; ``about``: the Judgement's ref, file, submit and source."""
         with self._lock:
             if self.current is not None and not self.current.done:
-                raise Busy(f"busy: {self.current.solution} is being judged; wait for its verdict")
-            judgement = Judgement(next(self._ids), spec.name, solution)
+                raise Busy(f"busy: {self.current.solution} is being judged; wait for its verdict", self.current)
+            judgement = Judgement(next(self._ids), spec.name, solution, **about)
             self.current = self.by_id[judgement.id] = judgement
             for old in sorted(self.by_id)[:-KEEP]:  # the oldest, all finished: their events are kept no longer
                 del self.by_id[old]
         threading.Thread(target=self._judge, args=(judgement, spec, options), daemon=True,
                          name=f"judgement-{judgement.id}").start()
         return judgement
+
+    def running(self) -> "Judgement | None":
+        """The judgement running now, if any."""
+        with self._lock:
+            current = self.current
+        return current if current is not None and not current.done else None
+
+    def judging(self, path) -> bool:
+        """Whether the file at ``path`` is being judged now (its draft must not change under the worker)."""
+        current = self.running()
+        return current is not None and current.solution == str(path)
 
     def stop(self, number: int) -> bool:
         """Stop judgement ``number``; False if there is none running by that number."""
@@ -126,7 +165,7 @@ class Judgements:
         forked.SERVER = warm_server()  # this judgement's workers: forked by the server if one answers
         watcher = StopOnCancel(judgement.cancel)
         try:
-            result = judge_solution(spec, judgement.solution, options, _Forwarded(judgement)).as_dict()
+            result = judge_solution(spec, judgement.solution, options, _Forwarded(judgement, options)).as_dict()
         except Cancelled:
             result = None
         except Exception as exc:  # noqa: BLE001 - the page must hear of it, as the CLI's last line of defence says
@@ -142,7 +181,7 @@ class Judgements:
         if stopped:  # its workers were killed (or the page was told it stops): what they left is no verdict
             judgement.add("stopped", {"message": "stopped before its verdict; nothing was recorded"}, last=True)
             return
-        warning = self.record(result) if self.record else None
+        warning = self.record(result, judgement) if self.record else None
         judgement.add("result", {"result": result, "history_warning": warning}, last=True)
 
 

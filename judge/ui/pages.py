@@ -3,15 +3,16 @@ search path and of the LeetGPU folders given, each with its best result in the h
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge.challenge.catalog import SearchPath, _find_entry, list_entries, load_challenge
 from judge.report.challenge_views import challenge_facts, size_ranges
-from judge.ui.statement import leetgpu_statement_html, statement_html
+from judge.ui.statement import example_block, leetgpu_statement_html, statement_html
 
-__all__ = ["Catalogue", "CatalogueItem", "best_results", "challenge_page", "starter_text"]
+__all__ = ["Catalogue", "CatalogueItem", "LANGUAGES", "best_results", "challenge_page", "language_of", "starter_text"]
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,9 @@ class CatalogueItem:
 class Catalogue:
     """The challenges the page may open; nothing else is ever loaded from what a page asks for."""
 
-    def __init__(self, search: SearchPath, leetgpu_dirs=()):
+    def __init__(self, search: SearchPath, leetgpu_dirs=(), kernelbench_dirs=()):
         self.search, self.leetgpu_dirs = search, tuple(Path(d) for d in leetgpu_dirs)
+        self.kernelbench_dirs = tuple(Path(d) for d in kernelbench_dirs)
         self._refs: frozenset = frozenset()
         self._folders: frozenset = frozenset()  # the refs that are LeetGPU folders' paths
 
@@ -41,6 +43,8 @@ class Catalogue:
         folders = []
         for root in self.leetgpu_dirs:
             folders += _leetgpu_items(root)
+        for root in self.kernelbench_dirs:
+            folders += _kernelbench_items(root)
         self._folders = frozenset(item.ref for item in folders) - {item.ref for item in items}
         items += folders
         self._refs = frozenset(item.ref for item in items)
@@ -85,6 +89,21 @@ def _leetgpu_items(root: Path) -> list[CatalogueItem]:
     return out
 
 
+def _kernelbench_items(root: Path) -> list[CatalogueItem]:
+    """The KernelBench problems under ``root`` that load (judge list FOLDER says why one does not)."""
+    from judge.challenge.kernelbench import list_problems
+
+    out = []
+    for listed in list_problems(root):
+        if listed.spec is None:
+            continue
+        spec = listed.spec
+        out.append(CatalogueItem(str(listed.path.resolve()), spec.name, spec.title, spec.level, "KernelBench",
+                                 spec.signature_text(), f"{spec.bytes_formula / 1e6:,.1f} MB a call", ("kernelbench",),
+                                 str(listed.path)))
+    return out
+
+
 def best_results(conn: sqlite3.Connection | None, names: list[str]) -> dict[str, dict]:
     """Per challenge name: the best GPU score (ms) of an accepted run, how many runs were accepted in CPU
     mode, and the latest verdict; names never run are left out."""
@@ -104,51 +123,101 @@ def best_results(conn: sqlite3.Connection | None, names: list[str]) -> dict[str,
 
 def challenge_page(spec) -> dict:
     """The statement as HTML (math for KaTeX): a spec's markdown, or a LeetGPU folder's own
-    ``challenge.html`` (sanitized: statement.leetgpu_statement_html); and what ``judge show`` prints
-    besides it."""
+    ``challenge.html`` (sanitized: statement.leetgpu_statement_html), else its ``challenge.py``'s
+    docstring; the worked example as LeetGPU writes one (not for a ``challenge.html``, which has its own);
+    the languages and their draft files; and what ``judge show`` prints besides."""
     leetgpu = bool(getattr(spec, "shipped", False))
     page = Path(spec.source) / "challenge.html" if leetgpu else None
+    example = None
     if page is not None and page.is_file():
         statement, kind = leetgpu_statement_html(page.read_text(encoding="utf-8", errors="replace")), "html"
+    elif getattr(spec, "kernelbench", False):  # a KernelBench problem is its code
+        statement, kind = statement_html(f"```python\n{spec.statement}\n```"), "markdown"
     else:
-        statement, kind = statement_html(spec.statement), "markdown"
+        statement, kind = statement_html(spec.statement or _fallback_statement(spec)), "markdown"
+        example = _example(spec)
     return {"name": spec.name, "title": spec.title, "difficulty": spec.difficulty, "source": str(spec.source),
-            "statement_html": statement, "statement_kind": kind, "leetgpu": leetgpu, **challenge_facts(spec)}
+            "statement_html": statement, "statement_kind": kind, "leetgpu": leetgpu, "example": example,
+            "languages": [{"id": key, "label": label, "file": file} for key, (label, file) in LANGUAGES.items()],
+            **challenge_facts(spec)}
 
 
-LEETGPU_STARTERS = {".py": ("starter.triton.py", "starter.pytorch.py"), ".cu": ("starter.cu",)}
+def _fallback_statement(spec) -> str:
+    """A LeetGPU folder without challenge.html: its Challenge class's docstring, said to be that."""
+    doc = inspect.getdoc(getattr(spec, "challenge_class", None)) or ""
+    where = f"{Path(spec.source).name} has no challenge.html (LeetGPU's statement)"
+    if doc:
+        return f"*{where}: this is its challenge.py's description.*\n\n{doc}"
+    return f"*{where} and its challenge.py no description: the signature, the parameters and the example below " \
+           "are what this folder says.*"
 
 
-def starter_text(spec, suffix: str) -> str:
-    """What a new draft starts as: ``judge init``'s starter (a LeetGPU folder's own)."""
-    if getattr(spec, "shipped", False):
-        for name in LEETGPU_STARTERS[suffix]:
-            starter = Path(spec.source) / "starter" / name
-            if starter.is_file():
-                return starter.read_text(encoding="utf-8")
-        return ""
-    from judge.authoring.starter import cuda_starter_source, starter_source
+def _example(spec) -> str | None:
+    """The example block, or None where the example cannot be computed (a generator that fails on the CPU)."""
+    from judge.authoring.example import example_values
+
+    try:
+        return example_block(example_values(spec))
+    except Exception:  # noqa: BLE001 - someone else's generator or reference: the page shows no example
+        return None
+
+
+# The editor's languages and their drafts (files: judge run and watch in a terminal judge the same ones).
+LANGUAGES = {"triton": ("Triton", "solution.py"), "pytorch": ("PyTorch", "solution_pytorch.py"),
+             "cuda": ("CUDA", "solution.cu")}
+LEETGPU_STARTERS = {"triton": "starter.triton.py", "pytorch": "starter.pytorch.py", "cuda": "starter.cu"}
+
+
+def language_of(file: str) -> str:
+    """A draft's language by its name: ``.cu`` CUDA, ``solution_pytorch.py`` PyTorch, any other ``.py`` Triton."""
+    if file.endswith(".cu"):
+        return "cuda"
+    return "pytorch" if file == LANGUAGES["pytorch"][1] else "triton"
+
+
+def starter_text(spec, file: str) -> str:
+    """What a new draft starts as: a LeetGPU folder's own starter for the language, else (``judge init``'s)
+    one made from the signature."""
+    from judge.authoring.starter import cuda_starter_source, pytorch_starter_source, starter_source
     from judge.challenge.c_signature import UnsupportedCType
 
-    if suffix == ".cu":
+    language = language_of(file)
+    if getattr(spec, "kernelbench", False):  # the problem's Model renamed ModelNew; always a .py file
+        from judge.authoring.kernelbench_starter import kernelbench_starter
+
+        if language == "cuda":
+            return "// a KernelBench solution is a .py file: CUDA C++ goes through torch's load_inline in it\n"
+        return kernelbench_starter(spec.text, spec.name, language)
+    if getattr(spec, "shipped", False):
+        starter = Path(spec.source) / "starter" / LEETGPU_STARTERS[language]
+        if starter.is_file():
+            return starter.read_text(encoding="utf-8")
+    if language == "cuda":
         try:
             return cuda_starter_source(spec)
         except UnsupportedCType as exc:
-            return f"// {exc}\n"
-    return starter_source(spec)
+            return f"// A CUDA C++ solve() cannot take this challenge's arguments: {exc}\n"
+    return pytorch_starter_source(spec) if language == "pytorch" else starter_source(spec)
 
 
 def own_versions(runs: list[dict]) -> list[dict]:
-    """Each version (by content hash) of one's solutions, newest first: runs, verdicts, tests passed at best;
-    the GPU-timed ranking of the accepted ones is the leaderboard's (history/leaderboard.py)."""
+    """Each version (by content hash) of one's solutions, newest first: its file, runs (how many were
+    Runs and Submits), verdicts, the most tests it passed out of that run's total; the GPU-timed ranking
+    of the accepted ones is the leaderboard's (history/leaderboard.py)."""
     by_hash: dict[str, dict] = {}
     for run in sorted(runs, key=lambda r: r["id"]):
         version = by_hash.setdefault(run["solution_hash"], {
             "solution_hash": run["solution_hash"], "solution": run["solution_path"], "runs": 0, "accepted": 0,
-            "best_passed": 0, "tests_total": run["tests_total"], "best_ms": None})
+            "kinds": {}, "best_passed": 0, "tests_total": 0, "best_ms": None, "first_at": run["created_at"]})
         version["runs"] += 1
         version["accepted"] += run["verdict"] == "accepted"
-        version["best_passed"] = max(version["best_passed"], run["tests_passed"] or 0)
+        kind = run.get("kind") or ("rank" if run.get("command") == "rank" else "terminal")
+        version["kinds"][kind] = version["kinds"].get(kind, 0) + 1
+        passed, total = run["tests_passed"] or 0, run["tests_total"] or 0
+        # the best run's own total, not the first run's (a compile error's 0 made "18/0")
+        if version["runs"] == 1 or (passed, passed - total) > \
+                (version["best_passed"], version["best_passed"] - version["tests_total"]):
+            version["best_passed"], version["tests_total"] = passed, total
         version.update(last_verdict=run["verdict"], last_at=run["created_at"], solution=run["solution_path"])
         if run["score_ms"] is not None and (version["best_ms"] is None or run["score_ms"] < version["best_ms"]):
             version["best_ms"] = run["score_ms"]

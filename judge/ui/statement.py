@@ -170,3 +170,63 @@ def _ipv4_first_byte(host: str) -> int | None:
     if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** last_bytes:
         return None
     return numbers[0] if len(numbers) > 1 else numbers[0] >> 24
+
+
+# -- the worked example, as LeetGPU's statements write theirs -----------------------------------------------------
+EXAMPLE_ITEMS = 8  # per row of a tensor, and rows per matrix: an example is small, a larger one is cut with "..."
+
+
+def example_block(example: dict) -> str:
+    """``authoring/example.example_values``'s data as the ``<pre>`` text of a LeetGPU statement::
+
+        Input:  input = [[1.0, 2.0, 3.0],
+                         [4.0, 5.0, 6.0]]
+                rows = 2, cols = 3
+        Output: output = [[1.0, 4.0],
+                          [2.0, 5.0],
+                          [3.0, 6.0]]
+    """
+    inputs = [_assignment(name, value) for name, value in example.get("inputs", [])]
+    sizes = ", ".join(f"{name} = {_number(value)}" for name, value in example.get("sizes", {}).items())
+    if sizes:
+        inputs.append(sizes)
+    outputs = [_assignment(name, value) for name, value in example.get("outputs", [])]
+    return "\n".join(_labelled("Input:  ", inputs) + _labelled("Output: ", outputs))
+
+
+def _labelled(label: str, blocks: list[str]) -> list[str]:
+    pad = " " * len(label)
+    lines = []
+    for i, block in enumerate(blocks):
+        first, *rest = block.split("\n")
+        lines.append((label if i == 0 else pad) + first)
+        lines += [pad + line for line in rest]
+    return lines
+
+
+def _assignment(name: str, value) -> str:
+    if isinstance(value, dict):  # a model: LeetGPU writes "model: Linear layer with weight=..., bias=..."
+        weights = "".join(f"\n  {w} = {_nested(v, len(w) + 5)}" for w, v in value.get("weights", []))
+        return f"{name}: {value.get('module', '')}{weights}"
+    return f"{name} = {_nested(value, len(name) + 3)}"
+
+
+def _nested(value, column: int) -> str:
+    """A list as one line, a list of lists one inner list per line (aligned under the first), cut past
+    EXAMPLE_ITEMS."""
+    if not isinstance(value, list):
+        return _number(value)
+    cut = len(value) > EXAMPLE_ITEMS
+    items = value[:EXAMPLE_ITEMS - 1] if cut else value
+    if items and isinstance(items[0], list):
+        parts = [_nested(v, column + 1) for v in items] + (["..."] if cut else [])
+        return "[" + (",\n" + " " * (column + 1)).join(parts) + "]"
+    return "[" + ", ".join([_number(v) for v in items] + (["..."] if cut else [])) + "]"
+
+
+def _number(value) -> str:
+    """Floats as LeetGPU writes them: 6 significant digits, and 2.0 rather than 2 (float32's 0.1 is 0.1)."""
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    text = f"{value:.6g}"
+    return text if any(c in text for c in ".enai") else text + ".0"

@@ -1,6 +1,7 @@
 """The worker process: ``python -m judge.worker REQUEST_FD RESPONSE_FD [AREA_FD]``.
 
-Spawned (never forked) by the judge for one solution.  It imports the
+Spawned (never forked) by the judge for one solution, or forked by the judge server; either way it
+starts in namespaces of its own (judge/worker/namespaces.py).  It imports the
 solution, then answers requests: ``call`` runs solve() once on fresh inputs
 (drawn from a seed, or shipped by the judge with the request) and sends every tensor argument back as raw bytes (through the shared area
 of judge/worker/area.py when the judge passed one); ``bench`` times repeated
@@ -84,6 +85,9 @@ def die_with_the_judge() -> None:
 if __name__ == "__main__":
     die_with_the_judge()
     sys.stdout.flush()
+    from judge.worker import namespaces
+
+    namespaces.enter()  # the worker goes on in namespaces of its own; this process waits outside as it ends
     from judge.base.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (research/profile_run.sh)
 
     code = profiled("worker", main, sys.argv[1:])

@@ -20,12 +20,12 @@ from judge.base.bytecode import worker_bytecode_env
 from judge.base.environment import (ENVIRONMENT_MARK, ENVIRONMENT_STATUS, JudgeEnvironmentError,
                                     check_worker_modules, environment_message)
 from judge.base.languages import is_cuda_source
-from judge.worker import protocol, sandbox
+from judge.worker import protocol, sandbox, tree
 from judge.worker import cuda_build
 from judge.worker.cuda_build import CudaUnavailable, cuda_settings
 from judge.worker.area import AreaError, JudgeArea, span
 from judge.worker.deadline import CallDeadline
-from judge.worker.limits import Limits, MemoryWatchdog
+from judge.worker.limits import MAX_PROCESSES, Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spawn_early", "gpu_likely"]
 
@@ -48,15 +48,42 @@ def judge_triton_cache() -> str:
     return str(path)
 
 
-def solution_triton_cache(private: str | None = None) -> str:
-    """Where a solution's kernels compile: ``private`` (a grade's worker's own folder), else the user's
-    $TRITON_CACHE_DIR or Triton's default, as before the judge had a cache of its own kernels."""
+SOLUTION_CACHES_KEPT = 64  # the per-solution Triton caches kept (the least recently used go)
+
+
+def solution_triton_cache(solution: str, private: str | None = None) -> str:
+    """Where a solution's kernels compile: ``private`` (a grade's worker's own folder), else a folder of the
+    judge's cache for this one solution file (its path and bytes): a later run of the same file finds its
+    kernels compiled, and no run of another file can plant kernels it would load (a Triton cache shared by
+    every run was writable by each, and its size was not counted against the disk limit)."""
     if private is not None:
         return private
-    path = Path(os.environ.get("TRITON_CACHE_DIR") or Path(os.environ.get("TRITON_HOME") or Path.home())
-                / ".triton" / "cache")
-    path.mkdir(parents=True, exist_ok=True)
-    return str(path)
+    import hashlib
+
+    from judge.base.paths import cache_dir
+
+    path = Path(solution).resolve()
+    try:
+        content = path.read_bytes()
+    except OSError:
+        content = b""
+    key = hashlib.sha256(str(path).encode() + b"\0" + content).hexdigest()[:32]
+    root = cache_dir() / "triton-solutions"
+    folder = root / key
+    folder.mkdir(parents=True, exist_ok=True)
+    os.utime(folder)  # most recently used
+    _prune(root, keep=SOLUTION_CACHES_KEPT)
+    return str(folder)
+
+
+def _prune(root: Path, keep: int) -> None:
+    try:
+        folders = sorted((entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False)),
+                         key=lambda entry: entry.stat(follow_symlinks=False).st_mtime, reverse=True)
+    except OSError:
+        return
+    for entry in folders[keep:]:
+        shutil.rmtree(entry.path, ignore_errors=True)
 
 
 class WorkerCrashed(RuntimeError):
@@ -156,7 +183,12 @@ class Worker:
         self.extra_env = dict(extra_env or {})
         self.limits = limits or Limits()
         self.untrusted, self.readable = untrusted, tuple(readable)
+        # More folders its sandbox lets it write, and variables set for the solution: a KernelBench solution's
+        # load_inline build folder and CUDA toolkit (judging/kernelbench_runner.py).
+        self.writable: tuple[str, ...] = ()
+        self.solution_extra_env: dict = {}
         self.protections: dict = {}  # the sandbox's layers as the worker applied them (its ready message)
+        self.kernel: dict = {}  # the same as the kernel shows them to the judge (tree.kernel_view)
         self.cuda: dict | None = None  # a CUDA C++ solution's build settings (start)
         self.build: dict = {}  # what its build did: cached, seconds, arch (the ready message)
         self.watchdog: MemoryWatchdog | None = None
@@ -172,6 +204,9 @@ class Worker:
         self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
         self.wrap = None  # tool_wrap.Wrap: started under an NVIDIA tool (judge profile's ncu); set before spawn
         self.init_extra: dict = {}  # more of the init message (judge profile: {"profile": "cupti"})
+        self._triton_cache: str | None = None  # where its solution's kernels compile (_solution_env)
+        self._root: int | None = None  # the worker's own process, below its supervisor (tree.worker_root)
+        self._frozen = False  # stopped while the judge reads its last reply in the shared area (_check_reply)
 
     # -- life cycle ------------------------------------------------------------
     def start(self, timeout: float) -> None:
@@ -179,6 +214,8 @@ class Worker:
         if self.process is None:
             self.spawn()
         self._initialized = True  # from here it reads its requests: stop() may ask it to exit
+        if self.watchdog is not None:
+            self.watchdog.folders = self._writable()  # those set after an early spawn (writable) counted too
         if is_cuda_source(self.solution):
             started = time.monotonic()
             self.cuda = self._built_cuda(timeout)
@@ -188,7 +225,7 @@ class Worker:
                         "device": self.device,
                         "gpu_memory_fraction": self.limits.gpu_memory_fraction,
                         "output_bytes": self.limits.output_bytes,
-                        "solution_env": self._solution_env(), "sandbox": self._policy(),
+                        "solution_env": self._solution_env(), "sandbox": self._policy(), "seal": self._seal(),
                         **({"cuda": self.cuda} if self.cuda else {}), **self.init_extra},
                        deadline=time.monotonic() + timeout, what="loading the solution")
             header, _ = self._receive(timeout, "loading the solution")
@@ -200,6 +237,7 @@ class Worker:
             raise SubmissionInvalid(header.get("message", "the solution could not be loaded"),
                                     str(header.get("verdict", "invalid_submission")))
         self.protections = header.get("protections") if isinstance(header.get("protections"), dict) else {}
+        self.kernel = self._kernel_view()  # what /proc says of it: namespaces, capabilities, no_new_privs, seccomp
 
     def _raise_if_broken_environment(self) -> None:
         """A worker that ended with ``ENVIRONMENT_STATUS`` before the solution loaded said which of the
@@ -271,8 +309,27 @@ class Worker:
     def _solution_env(self) -> dict:
         """The variables the worker sets just before the solution loads (session.confine): its
         kernels compile into a cache of their own, not the one the judge's kernels came from."""
-        return {"TRITON_CACHE_DIR": solution_triton_cache(self._scratch("triton") if self.untrusted else None),
-                "TMPDIR": self._scratch("tmp")}
+        if self._triton_cache is None:
+            self._triton_cache = solution_triton_cache(self.solution, self._scratch("triton") if self.untrusted else None)
+        return {"TRITON_CACHE_DIR": self._triton_cache, "TMPDIR": self._scratch("tmp"), **self.solution_extra_env}
+
+    def _writable(self) -> list[str]:
+        """Every folder the worker may write once the solution loads, each counted by the disk watchdog."""
+        folders = [self.workdir.name, self._solution_env()["TRITON_CACHE_DIR"], *self.writable,
+                   *(self.wrap.writable if self.wrap is not None else ())]  # a tool's (ncu's lock folder)
+        profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
+        if profiles:
+            os.makedirs(profiles, exist_ok=True)
+            folders.append(profiles)
+        return folders
+
+    def _seal(self) -> dict:
+        """The worker's mounts before the solution loads (judge/worker/namespaces.py), whatever the sandbox:
+        read-only but for its own folders; the judge server's socket folders hidden."""
+        from judge.base.paths import cache_dir
+
+        hidden = [str(cache_dir() / "server"), os.path.join(tempfile.gettempdir(), f"judge-{os.getuid()}")]
+        return {"writable": self._writable(), "hidden": hidden}
 
     def _policy(self) -> dict | None:
         """The sandbox's policy as sent to the worker (worker/sandbox.py); None with JUDGE_SANDBOX=0."""
@@ -282,13 +339,9 @@ class Worker:
             return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable,
                     *(self.wrap.readable if self.wrap is not None else ())]
-        writable = [self._solution_env()["TRITON_CACHE_DIR"], *(self.wrap.writable if self.wrap is not None else ())]
+        writable = self._writable()[1:]
         if self.cuda and self.cuda.get("library"):  # the library the judge built, and the toolkit's runtime
             readable += [os.path.dirname(self.cuda["library"]), self.cuda["toolkit"]]
-        profiles = os.environ.get("JUDGE_PROFILE_DIR")  # judge/base/profiling.py: the worker writes its profile there
-        if profiles:
-            os.makedirs(profiles, exist_ok=True)
-            writable.append(profiles)
         return sandbox.policy_for(str(Path(self.solution).parent), self.workdir.name, tuple(writable),
                                   tuple(readable), strict=self.untrusted, hidden=(_PACKAGE_ROOT,)).as_message()
 
@@ -328,7 +381,7 @@ class Worker:
                     self.area.close()
                     self.area = None
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group,
-                                       scratch=self.workdir.name, scratch_limit=self.limits.scratch_bytes)
+                                       scratch=self._writable(), scratch_limit=self.limits.scratch_bytes)
         self.watchdog.start()
         self._owner = threading.get_ident()
         with _LIVE_LOCK:
@@ -386,6 +439,7 @@ class Worker:
         if self.process is not None:
             # Stopped by a signal: killed at once (it may be in a call that never returns, deaf to "exit").
             if self.process.poll() is None and self._initialized and signals.received() is None:
+                self._thaw()
                 try:
                     protocol.send(self._request_w, {"op": "exit"}, deadline=time.monotonic() + 0.5)
                     self.process.wait(timeout=2)
@@ -422,6 +476,7 @@ class Worker:
         (ncu writes its report after the program ends) and return the last 64 KiB of what the tool and the
         worker printed; ``stop`` then cleans up."""
         if self.process is not None and self.process.poll() is None:
+            self._thaw()  # stopped while the judge read its last reply (_check_reply)
             try:
                 protocol.send(self._request_w, {"op": "exit"}, deadline=time.monotonic() + 5)
                 self.process.wait(timeout=timeout)
@@ -494,15 +549,62 @@ class Worker:
                                 "(it answered for itself and never returned?); the worker was killed") from None
 
     def _free_area(self, deadline: float | None = None) -> None:
+        self._thaw()
         if self._area_owed:
             self._area_owed = False
             protocol.send(self._request_w, {"op": "area_free"}, deadline=deadline)
+
+    def _thaw(self) -> None:
+        if self._frozen:
+            self._frozen = False
+            tree.thaw(self._worker_root())
+
+    def _worker_root(self) -> int:
+        """The worker's own process: the first of its PID namespace, below the supervisor the judge started."""
+        if self._root is None:
+            started = self.process.pid if self.wrap is None else _below_tool(self.process.pid)
+            self._root = tree.worker_root(started)
+            if self.watchdog is not None:
+                self.watchdog.root = self._root  # the supervisor runs nothing of the solution's (limits.py)
+        return self._root
+
+    def _check_reply(self, what: str, area: bool) -> None:
+        """After each reply, before the judge reads it: no process of the solution's may be left running
+        (one kept the shared area mapped and rewrote a reply after the call: the red team's helper forked
+        at import), and a reply in the shared area is read only while the worker is stopped (until the
+        judge's next message), so nothing of the solution's can write it meanwhile."""
+        if self.process is None or not sys.platform.startswith("linux"):
+            return
+        root = self._worker_root()
+        if area:
+            self._frozen = True
+            if not tree.freeze(root):
+                self._kill()
+                raise WorkerCrashed(f"the solution's process could not be stopped to read its reply during {what}; "
+                                    "it was killed")
+        left = tree.left_running(root)
+        if left:
+            self._kill()
+            who = "the solution's import" if what == "loading the solution" else "solve()"
+            more = f" and {len(left) - 4} more" if len(left) > 4 else ""
+            raise WorkerCrashed(
+                f"{who} left a process running (pid {', '.join(left[:4])}{more}), found when {what} ended: every "
+                "process the solution starts must end before it returns (one left behind could rewrite the reply "
+                "or work untimed); the worker was stopped")
+
+    def _kernel_view(self) -> dict:
+        """What the kernel says of the worker's process (tree.kernel_view): namespaces, capabilities,
+        no_new_privs and seccomp's mode, which no reply of the worker's can change."""
+        if self.process is None or not sys.platform.startswith("linux"):
+            return {}
+        return tree.kernel_view(self._worker_root())
 
     def _receive(self, timeout: float, what: str, cap: float | None = None) -> tuple[dict, list]:
         clock = CallDeadline(time.monotonic(), timeout, cap)
         try:
             self._free_area(clock.deadline())
             header, blobs = self._next_reply(clock)
+            self._check_reply(what, area="area" in header)
             if "area" in header:
                 return header, self._area_blobs(header, blobs)
             return header, blobs
@@ -555,8 +657,12 @@ class Worker:
             cause = (f"used {self.watchdog.tripped / 1024**3:.1f} GiB of host memory, over the limit of "
                      f"{self.limits.host_memory() / 1024**3:.1f} GiB, and was killed")
         elif self.watchdog is not None and self.watchdog.tripped_disk:
-            cause = (f"wrote {self.watchdog.tripped_disk / 1024**3:.1f} GiB of files into its folder, over the "
-                     f"limit of {self.limits.scratch_bytes / 1024**3:.1f} GiB, and was killed")
+            cause = (f"wrote {self.watchdog.tripped_disk / 1024**3:.1f} GiB of files into its folders (its scratch "
+                     f"folder and its Triton cache), over the limit of {self.limits.scratch_bytes / 1024**3:.1f} GiB, "
+                     "and was killed")
+        elif self.watchdog is not None and self.watchdog.tripped_processes:
+            cause = (f"started {self.watchdog.tripped_processes} processes, more than {MAX_PROCESSES}, "
+                     "and was killed")
         elif code == -signal.SIGXFSZ:
             cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB in one call (printed output) "
                      "or into one file, and was killed")
@@ -593,6 +699,20 @@ class Worker:
         if size > limit and len(kept) == len(every):
             kept[0] = "..." + kept[0]  # the first line shown is cut at its start
         return f"{OUTPUT_MARK}: its last {len(kept)} line(s), of {_amount(size)} printed ---\n" + "\n".join(kept)
+
+
+def _below_tool(pid: int) -> int:
+    """The worker's process that a tool (``wrap``: ncu) started below itself: the shallowest descendant of
+    ``pid`` running ``python -m judge.worker`` (what the solution starts lies deeper, below the worker)."""
+    for child in tree.descendants(pid, most=256):
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"-m" in argv and argv[argv.index(b"-m") + 1:argv.index(b"-m") + 2] == [b"judge.worker"]:
+            return child
+    return pid
 
 
 def _amount(size: int) -> str:

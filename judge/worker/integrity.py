@@ -33,7 +33,7 @@ WATCHED_MODULES = (
     "judge.worker.integrity", "judge.worker.sandbox", "judge.timer.timed_loop", "judge.timer.cover",
     "judge.timer.guard", "judge.timer.fills", "judge.challenge.tensors", "judge.challenge.shipped",
     "judge.challenge.shipped_module",
-    "judge.worker.launches",
+    "judge.worker.launches", "judge.worker.kernelbench_model", "judge.challenge.kernelbench_problem",
 )
 
 

@@ -5,16 +5,19 @@
   every request (client.Worker.new_output): so it caps what one call prints.
   Printing past it fails the write (EFBIG: Python ignores SIGXFSZ), which the
   judge reports as "wrote more than N MiB in one call".
-- Host memory: a watchdog thread in the judge reads the worker's resident
-  memory from /proc every 50 ms and kills it past the limit.  (``RLIMIT_AS``
+- Host memory: a watchdog thread in the judge reads the resident memory of
+  every process of the worker (its PID namespace's, judge/worker/tree.py) from
+  /proc every 50 ms and kills them past the limit.  (``RLIMIT_AS``
   cannot be used: CUDA reserves far more virtual address space than memory.)
 - GPU memory: the worker caps torch's allocator with
   ``torch.cuda.set_per_process_memory_fraction`` before importing the
   solution, so an allocation storm is a clear out-of-memory error, not a
   judge without memory for its reference.
-- Disk: the same watchdog sums the worker's scratch folder (the only one the
-  sandbox lets it write, but for Triton's cache) every second and kills it past
-  ``scratch_bytes``; ``RLIMIT_FSIZE`` alone bounds each file, not how many.
+- Disk: the same watchdog sums every folder the worker may write (its scratch
+  folder, its temporary folder inside it, the Triton cache its kernels compile
+  into) every second and kills it past ``scratch_bytes``; ``RLIMIT_FSIZE``
+  alone bounds each file, not how many.
+- Processes: more than ``MAX_PROCESSES`` below the worker is a fork storm: killed.
 - No core dumps.
 
 Linux-only parts degrade to no-ops elsewhere.
@@ -72,38 +75,34 @@ def resident_bytes(pid: int) -> int | None:
     return None
 
 
-def family_resident_bytes(pid: int, most: int = 256) -> int | None:
-    """VmRSS of ``pid`` and of its descendants (at most ``most`` processes), found through
-    /proc/<pid>/task/<tid>/children: a child the solution forks (or a compiler it starts) holds memory
-    the worker's own VmRSS does not show (the red team's compiler held 1.6 GB).  None once ``pid`` is gone."""
+MAX_PROCESSES = 256  # a worker's processes together (a kernel solution needs one; a fork storm is stopped)
+
+
+def family_resident_bytes(pid: int, most: int = MAX_PROCESSES) -> int | None:
+    """VmRSS of ``pid`` and of its descendants (at most ``most`` of them: ``family``).  None once ``pid`` is gone."""
+    found = family(pid, most)
+    return None if found is None else found[0]
+
+
+def family(pid: int, most: int = MAX_PROCESSES) -> tuple[int, int] | None:
+    """(VmRSS of ``pid`` and its descendants, how many descendants), counting at most ``most`` + 1 of them:
+    a child the solution forks (or a compiler it starts) holds memory the worker's own VmRSS does not show
+    (the red team's compiler held 1.6 GB; a double-forked grandchild 12.2 GiB against an 11.8 GiB limit).
+    In a PID namespace every process of the worker is below its first one (judge/worker/tree.py).
+    None once ``pid`` is gone."""
+    from judge.worker.tree import descendants
+
     own = resident_bytes(pid)
     if own is None:
         return None
-    total, seen, pending = own, {pid}, list(_children(pid))
-    while pending and len(seen) < most:
-        child = pending.pop()
-        if child in seen:
-            continue
-        seen.add(child)
-        total += resident_bytes(child) or 0
-        pending += _children(child)
-    return total
+    below = descendants(pid, most=most + 1)
+    return own + sum(resident_bytes(child) or 0 for child in below), len(below)
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                found += [int(c) for c in f.read().split()]
-    except (OSError, ValueError):
-        pass
-    return found
-
-
-def folder_bytes(folder: str, stop_at: int) -> int:
-    """Bytes the files under ``folder`` take on disk (allocated blocks), counted up to just past ``stop_at``."""
-    total, pending = 0, [folder]
+def folder_bytes(folder, stop_at: int) -> int:
+    """Bytes the files under ``folder`` (a path, or several) take on disk (allocated blocks), counted up to
+    just past ``stop_at``."""
+    total, pending = 0, [folder] if isinstance(folder, str) else list(folder)
     while pending and total <= stop_at:
         try:
             with os.scandir(pending.pop()) as entries:
@@ -122,32 +121,49 @@ def folder_bytes(folder: str, stop_at: int) -> int:
 
 class MemoryWatchdog(threading.Thread):
     """Kills the worker's process group when its resident memory (the worker's and its descendants') passes
-    the limit, or (every second) its scratch folder's files pass theirs."""
+    the limit, when it has more than MAX_PROCESSES processes, or (every second) when the files in the folders
+    it may write (its scratch folder, the Triton cache its kernels compile into) pass theirs.
+
+    ``root`` is the process whose tree is counted: the one spawned at first, then the worker's own once the
+    judge knows it (a supervisor outside the worker's namespaces runs no code of the solution's and is
+    not counted: forked from the judge server, it shares the server's memory)."""
 
     SCRATCH_EVERY = 20  # polls
 
-    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05, scratch: str | None = None,
-                 scratch_limit: int = 0):
+    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05, scratch=None, scratch_limit: int = 0):
         super().__init__(daemon=True, name=f"judge-memory-watchdog-{pid}")
-        self.pid, self.limit, self.kill, self.interval = pid, limit, kill, interval
-        self.scratch, self.scratch_limit = scratch, scratch_limit
+        self.pid, self.root, self.limit, self.kill, self.interval = pid, pid, limit, kill, interval
+        self.folders = [scratch] if isinstance(scratch, str) else [f for f in (scratch or ()) if f]
+        self.scratch_limit = scratch_limit
         self.tripped: int | None = None
         self.tripped_disk: int | None = None
+        self.tripped_processes: int | None = None
         self._stop_event = threading.Event()
+
+    @property
+    def scratch(self) -> str | None:
+        return self.folders[0] if self.folders else None
 
     def run(self) -> None:
         polls = 0
         while not self._stop_event.wait(self.interval):
-            used = family_resident_bytes(self.pid)
-            if used is None:
+            found = family(self.root)
+            if found is None and self.root != self.pid:
+                found = family(self.pid)
+            if found is None:
+                return
+            used, processes = found
+            if processes > MAX_PROCESSES:
+                self.tripped_processes = processes
+                self.kill()
                 return
             if used > self.limit:
                 self.tripped = used
                 self.kill()
                 return
             polls += 1
-            if self.scratch and polls % self.SCRATCH_EVERY == 0:
-                written = folder_bytes(self.scratch, self.scratch_limit)
+            if self.folders and polls % self.SCRATCH_EVERY == 0:
+                written = folder_bytes(self.folders, self.scratch_limit)
                 if written > self.scratch_limit:
                     self.tripped_disk = written
                     self.kill()

@@ -13,7 +13,9 @@ import sys
 import traceback
 from pathlib import Path
 
-__all__ = ["SubmissionError", "load_solve", "format_error", "patch_autotuner_for_interpreter"]
+from judge.base.text import bounded
+
+__all__ = ["SubmissionError", "load_solve", "load_module", "format_error", "patch_autotuner_for_interpreter"]
 
 
 class SubmissionError(Exception):
@@ -32,6 +34,18 @@ class FreshSourceLoader(importlib.machinery.SourceFileLoader):
 def load_solve(path: str, arity: int, parameter_names: list[str]):
     """Import the solution file as module ``solution`` and return its ``solve``."""
     file = Path(path).resolve()
+    module = load_module(path)
+    solve = getattr(module, "solve", None)
+    if solve is None:
+        raise SubmissionError(f"{file.name} defines no function named 'solve'; "
+                              f"expected solve({', '.join(parameter_names)})")
+    _check_callable(solve, arity, parameter_names)
+    return solve
+
+
+def load_module(path: str):
+    """Import the solution file as module ``solution`` (its folder first on sys.path); raises SubmissionError."""
+    file = Path(path).resolve()
     sys.path.insert(0, str(file.parent))  # so a solution can import its own helpers
     module_spec = importlib.util.spec_from_file_location("solution", file, loader=FreshSourceLoader("solution", str(file)))
     if module_spec is None or module_spec.loader is None:
@@ -45,12 +59,7 @@ def load_solve(path: str, arity: int, parameter_names: list[str]):
                               f"{exc.msg}\n{(exc.text or '').rstrip()}") from None
     except BaseException as exc:  # noqa: BLE001 - any failure while importing is the submission's
         raise SubmissionError("importing the solution failed:\n" + format_error(exc, str(file))) from None
-    solve = getattr(module, "solve", None)
-    if solve is None:
-        raise SubmissionError(f"{file.name} defines no function named 'solve'; "
-                              f"expected solve({', '.join(parameter_names)})")
-    _check_callable(solve, arity, parameter_names)
-    return solve
+    return module
 
 
 def _check_callable(solve, arity: int, parameter_names: list[str]) -> None:
@@ -80,11 +89,9 @@ def format_error(exc: BaseException, solution_path: str, limit: int = 6) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     solution = str(Path(solution_path).resolve())
     own = [f for f in frames if str(Path(f.filename).resolve()) == solution] or frames[-2:]
-    lines = traceback.format_list(own[-limit:])
-    message = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
-    if len(message) > 4000:
-        message = message[:2000] + "\n...\n" + message[-2000:]
-    return ("Traceback (most recent call last, solution frames only):\n" + "".join(lines) + message).rstrip()
+    lines = [bounded(line, 1000) for line in traceback.format_list(own[-limit:])]  # linecache is the solution's
+    message = bounded("".join(traceback.format_exception_only(type(exc), exc)).rstrip(), 4000)
+    return bounded(("Traceback (most recent call last, solution frames only):\n" + "".join(lines) + message).rstrip())
 
 
 def is_compile_error(exc: BaseException) -> bool:

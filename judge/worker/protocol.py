@@ -14,6 +14,8 @@ import select
 import struct
 import time
 
+from judge.base.text import MAX_MESSAGE, bounded, clean_text as _clean_text
+
 __all__ = ["ProtocolError", "Closed", "Timeout", "send", "receive", "spec_message", "spec_from_message", "clean",
            "clean_text"]
 
@@ -88,27 +90,21 @@ def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB, ma
     return header, [_read_exact(fd, size, deadline) for size in sizes]
 
 
-# C0 controls but tab and newline, DEL, C1 controls: a terminal acts on them (escape sequences can
-# rewrite what the screen shows, a carriage return can overwrite a line).
-# Lone surrogates (JSON's "\ud800") cannot be encoded: sqlite and the console raised on them.
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0)]}
-_CONTROL.update({c: "\ufffd" for c in range(0xD800, 0xE000)})
-
-
 def clean_text(text: str) -> str:
-    """``text`` safe to print, store and encode: lone surrogates become U+FFFD, control characters
-    (terminal escapes, carriage returns) their ``\\xNN`` spelling.  Tab and newline stay."""
-    return text.translate(_CONTROL)
+    """``text`` safe to print, store and encode (judge/base/text.py): lone surrogates become U+FFFD,
+    control, bidi and zero-width characters their ``\\xNN`` or ``\\uXXXX`` spelling; tab and newline stay."""
+    return _clean_text(text)
 
 
 def clean(value, depth: int = 0):
-    """A message from the worker with every string in it (keys too) passed through ``clean_text``."""
+    """A message from the worker with every string in it (keys too) passed through ``clean_text`` and
+    bounded (``MAX_MESSAGE`` characters each: a red team's traceback carried 2.4 MB source lines)."""
     if isinstance(value, str):
-        return clean_text(value)
+        return bounded(_clean_text(value), MAX_MESSAGE)
     if depth > 32:  # json.loads already refused deeper nesting than Python's recursion allows
         raise ProtocolError("malformed message header: nested too deeply")
     if isinstance(value, dict):
-        return {clean_text(str(k)): clean(v, depth + 1) for k, v in value.items()}
+        return {bounded(_clean_text(str(k)), 256): clean(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
         return [clean(v, depth + 1) for v in value]
     return value
@@ -136,6 +132,10 @@ def spec_message(spec) -> dict:
     """The spec as the worker receives it: the judge's YAML text and which variant,
     so the worker never reads the file again (it may have changed since); for a
     challenge with shipped inputs (LeetGPU's), only its signature."""
+    if getattr(spec, "kernelbench", False):  # a KernelBench problem's text (judge/challenge/kernelbench.py)
+        from judge.challenge.kernelbench import spec_message as kernelbench_message
+
+        return kernelbench_message(spec)
     if getattr(spec, "shipped", False):
         from judge.challenge.shipped import signature_message
 
@@ -144,6 +144,10 @@ def spec_message(spec) -> dict:
 
 
 def spec_from_message(message: dict):
+    if message.get("kind") == "kernelbench":
+        from judge.challenge.kernelbench import spec_from_message as kernelbench_spec
+
+        return kernelbench_spec(message)
     if message.get("kind") == "shipped":
         from judge.challenge.shipped import signature_from_message
 

@@ -17,7 +17,7 @@ import torch
 from judge.challenge import shipped, shipped_module, tensors as tensor_args
 from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
-from judge.worker import compile_events, kernel_trace, launches, loader, protocol, sandbox
+from judge.worker import compile_events, kernel_trace, kernelbench_model, launches, loader, namespaces, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
 from judge.worker.integrity import Fingerprint, ProcessState
@@ -84,6 +84,7 @@ class Session:
         self.cpu_device: CudaOnCpu | None = None  # CPU mode: the GPU named by the solution is this CPU
         self.weights: list = []  # the last call's models' parameters, as it got them (seal)
         self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
+        self.kernelbench: kernelbench_model.KernelBenchCall | None = None  # a KernelBench problem's ModelNew
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -111,6 +112,8 @@ class Session:
             timed_loop.keep_modes()  # CPU mode's, if any: every call must leave the modes as they are now
             if self.gpu and self.init.get("profile") == "cupti":  # judge profile: CUPTI loaded before the sandbox
                 kernel_trace.warm()
+            if getattr(self.spec, "kernelbench", False):
+                torch.set_grad_enabled(False)  # KernelBench calls forward under no_grad (ProcessState keeps it)
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.judge_threads = {thread.ident for thread in threading.enumerate()}
             self.protections = self.confine()
@@ -125,6 +128,9 @@ class Session:
     def load_solution(self, names: list[str]):
         """``solve``: imported from a Python file, or a CUDA C++ one's library, which the judge built (its
         ``cuda`` settings: the library, the C argument types; judge/worker/cuda_solve.py)."""
+        if getattr(self.spec, "kernelbench", False):  # ModelNew's forward, its returns the outputs
+            self.kernelbench = kernelbench_model.load(self.init["solution"], self.spec, self.device)
+            return self.kernelbench
         if self.init.get("cuda"):
             from judge.worker import cuda_solve
 
@@ -133,15 +139,19 @@ class Session:
 
     def confine(self) -> dict:
         """The last step before any code of the solution runs: the environment its kernels compile in
-        (Triton's cache for the solution, not the judge's own kernels'; a private temporary folder),
-        then the sandbox (judge/worker/sandbox.py).  Returns the layers that are on."""
+        (Triton's cache for the solution, not the judge's own kernels'; a private temporary folder), the
+        mounts and capabilities (judge/worker/namespaces.py: whatever the sandbox), then the sandbox
+        (judge/worker/sandbox.py).  Returns the mechanisms and layers that are on."""
         for name, value in self.init.get("solution_env", {}).items():
             os.environ[name] = str(value)
         tempfile.tempdir = None  # from $TMPDIR again
+        seal = self.init.get("seal") or {}
+        states = namespaces.seal([str(p) for p in seal.get("writable", ())], [str(p) for p in seal.get("hidden", ())])
         policy = self.init.get("sandbox")
         if policy is None:
-            return dict.fromkeys(("landlock", "seccomp"), f"off: {sandbox.OPT_OUT_ENV}=0")
-        return sandbox.apply(sandbox.Policy.from_message(policy))
+            return {**states, **dict.fromkeys(("landlock", "seccomp"), f"off: {sandbox.OPT_OUT_ENV}=0")}
+        namespaced = namespaces.STATE.startswith("on")
+        return {**states, **sandbox.apply(sandbox.Policy.from_message(policy), namespaced=namespaced)}
 
     def reply(self, header: dict, blobs=()) -> None:
         protocol.send(self.fd, header, blobs)
@@ -223,6 +233,8 @@ class Session:
         arena = arena.again() if arena is not None else Arena(self.device)
         if self.template is not None:
             args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty, self.outputs_kept)
+        elif self.kernelbench is not None:  # the problem's own get_inputs, from the seed
+            args = self.kernelbench.arguments(seed, arena.empty)
         else:
             args = tensor_args.make_arguments(self.spec, params, seed, self.device, arena.empty)
         return self.seal(args, arena)
@@ -254,6 +266,8 @@ class Session:
         after = getattr(self.solve, "after_call", None)
         if after is not None:
             after()
+        if self.kernelbench is not None and self.sealed is not None:  # forward's returned tensors are the outputs
+            self.kernelbench.place_results(self.sealed[3])
 
     def check_call(self) -> None:
         """After every call, outside any timed region: the judge's code is as it was, torch's state
@@ -333,7 +347,12 @@ class Session:
         if self.sealed is None or self.sealed[3] is not args:
             return args
         originals = iter(self.sealed[2].originals())
-        return [next(originals) if isinstance(a, torch.Tensor) else a for a in args]
+        returned = self.kernelbench.returned if self.kernelbench is not None else frozenset()
+        sent = []
+        for index, value in enumerate(args):  # a KernelBench output is what forward returned, in its place
+            original = next(originals) if isinstance(value, torch.Tensor) else value
+            sent.append(value if index in returned else original)
+        return sent
 
     def timed_call(self, args: list) -> float:
         """Run solve() once; milliseconds by CUDA events on GPU, by the host clock on CPU."""
@@ -416,7 +435,9 @@ class Session:
 
     def report_failure(self, exc: BaseException) -> bool:
         verdict = "compile_error" if loader.is_compile_error(exc) else "runtime_error"
-        if isinstance(exc, ArgumentsTampered):
+        if isinstance(exc, (kernelbench_model.WrongReturn, kernelbench_model.TorchTampered)):
+            verdict = exc.verdict
+        if isinstance(exc, (ArgumentsTampered, kernelbench_model.WrongReturn, kernelbench_model.TorchTampered)):
             message = str(exc)
         else:
             message = loader.format_error(exc, self.init["solution"])

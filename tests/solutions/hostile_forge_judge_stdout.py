@@ -1,6 +1,8 @@
 # Hostile: writes a forged --json document on the judge's own stdout through
 # /proc/<judge>/fd/1, then SIGKILLs the judge: a CI job reading the JSON saw "accepted".
-# Now the sandbox refuses both (Landlock: /proc of other processes, signals out of the domain).
+# Now the judge does not exist in the worker's PID namespace (getppid() is 0, its /proc is its own); without
+# namespaces the sandbox refuses both (Landlock: /proc of other processes, signals out of the domain), and
+# without either the judge is non-dumpable and the worker has no capability left to pass that.
 import os
 import signal
 

@@ -1,0 +1,355 @@
+"""KernelBench problems (docs/kernelbench.md): the pure format (size constants, CPU mode's halving, tolerances),
+fast_p's arithmetic, loading and sizing problems, seeded draws and weights, the judge-side checks, and the
+commands that read problems (list, show, init, a folder or a non-problem given to run).  No worker here:
+tests/test_kernelbench_e2e.py judges through it."""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import textwrap
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from judge.challenge import kernelbench_format as fmt
+from judge.challenge.catalog import SearchPath, find_spec_path, load_challenge
+from judge.challenge.kernelbench import KernelBenchError, load_problem, sized
+from judge.challenge.kernelbench_problem import Problem
+from judge.challenge.spec_model import Scalar, Tolerance
+from judge.cli import main
+from judge.grading.fast_p import Scored, fast_p, geometric_mean_speedup, kernelbench_scores, scored_of
+from judge.judging.checks import compare_output
+from judge.judging.kernelbench_runner import ConstantOutput, KernelBenchReference, compare_chunked, cpu_note
+from judge.authoring.kernelbench_starter import kernelbench_starter
+
+from conftest import ROOT
+
+PROBLEMS = ROOT / "tests" / "kernelbench" / "KernelBench"
+LEVEL1 = PROBLEMS / "level1"
+
+
+# -- the format (pure) ---------------------------------------------------------------------------
+SOURCE = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x
+
+    batch_size = 4096
+    dim = 2048 * 2
+    kernel_size = 3
+    eps = 1e-5
+    input_shape = (32768, 8)
+    height, width = 128, 256
+    negative = -1
+
+    def get_inputs():
+        return [torch.rand(batch_size, dim)]
+
+    def get_init_inputs():
+        return []
+""")
+
+
+def test_a_problem_is_told_from_a_solution_and_from_other_python_without_running_it():
+    assert fmt.is_problem_source(SOURCE) and not fmt.is_solution_source(SOURCE)
+    assert fmt.is_solution_source("class ModelNew:\n    pass\n") and not fmt.is_problem_source("class ModelNew: pass")
+    assert not fmt.is_problem_source("def solve(a, b):\n    pass\n")
+    assert not fmt.is_problem_source("this is not python(")
+
+
+def test_size_constants_are_the_module_level_integer_literals_tuples_included():
+    assert fmt.size_constants(SOURCE) == {"batch_size": 4096, "dim": 4096, "kernel_size": 3, "input_shape[0]": 32768,
+                                          "input_shape[1]": 8, "height": 128, "width": 256, "negative": -1}
+
+
+def test_with_sizes_puts_new_values_in_place_and_keeps_the_files_line_numbers():
+    tree = fmt.with_sizes(SOURCE, {"dim": 64, "input_shape[0]": 16, "width": 32})
+    namespace: dict = {}
+    exec(compile(tree, "problem.py", "exec"), namespace)  # noqa: S102 - our own fixture
+    assert (namespace["batch_size"], namespace["dim"], namespace["input_shape"], namespace["width"]) == \
+        (4096, 64, (16, 8), 32)
+    lines = {node.targets[0].id: node.lineno for node in tree.body if isinstance(node, ast.Assign)
+             and isinstance(node.targets[0], ast.Name)}
+    assert lines["dim"] == SOURCE.splitlines().index("dim = 2048 * 2") + 1
+    with pytest.raises(fmt.ProblemFormatError, match="no size constant named nope"):
+        fmt.with_sizes(SOURCE, {"nope": 1})
+
+
+def test_cpu_mode_halves_the_largest_constant_above_the_floor_first():
+    values = {"batch_size": 4096, "dim": 4096, "kernel_size": 3, "big": 32768}
+    assert fmt.next_to_halve(values) == "big"
+    assert fmt.next_to_halve(values, {"big"}) == "batch_size"  # equal values: the first in the file
+    assert fmt.next_to_halve({"kernel_size": 3, "dim": 16}) is None  # at the floor: kernel sizes, dims stay
+    assert fmt.halved(17) == 16 and fmt.halved(40) == 20 and fmt.halved(6, 4) == 4
+
+
+def test_kernelbench_tolerances_by_dtype_and_exact_integers():
+    assert fmt.tolerance_for("float32") == ("close", 1e-4)
+    assert fmt.tolerance_for("float16") == fmt.tolerance_for("bfloat16") == ("close", 1e-2)
+    assert fmt.tolerance_for("int64") == ("exact", 0.0) and fmt.tolerance_for("bool") == ("exact", 0.0)
+
+
+def test_load_inline_with_cuda_sources_is_recognised():
+    assert fmt.uses_load_inline("from torch.utils.cpp_extension import load_inline\n"
+                                "m = load_inline(name='x', cpp_sources='', cuda_sources=src, functions=['f'])\n")
+    assert fmt.uses_load_inline("import torch.utils.cpp_extension as c\nm = c.load_inline('x', cpp, cuda)\n")
+    assert not fmt.uses_load_inline("import torch\nx = torch.relu(y)\n")
+
+
+def test_the_level_comes_from_the_folders():
+    assert fmt.problem_level(("home", "KernelBench", "level2")) == "level2"
+    assert fmt.problem_level(("tmp", "mine")) == "-"
+
+
+# -- fast_p (pure) --------------------------------------------------------------------------------
+def test_fast_p_divides_by_every_problem_and_counts_speedups_strictly_above_p():
+    scored = [Scored(True, 2.5), Scored(True, 1.0), Scored(True, 0.5), Scored(False), Scored(True, 1.5)]
+    assert fast_p(scored, 0) == 4 / 5  # fast_0: the share correct
+    assert fast_p(scored, 1) == 2 / 5  # 1.0 is not faster than 1x
+    assert fast_p(scored, 2) == 1 / 5
+    assert geometric_mean_speedup(scored) == pytest.approx((2.5 * 1.0 * 0.5 * 1.5) ** 0.25)
+    assert fast_p([], 1) is None and geometric_mean_speedup([Scored(False)]) is None
+
+
+def test_without_timings_only_fast_0_has_a_value():
+    scored = [Scored(True), Scored(False)]
+    assert fast_p(scored, 0) == 0.5 and fast_p(scored, 1) is None and geometric_mean_speedup(scored) is None
+
+
+def test_scores_per_submission_from_grade_records():
+    def record(who, verdict, *speedups):
+        return {"submission": who, "verdict": verdict,
+                "benchmarks": [{"speedup_vs_torch": s} for s in speedups]}
+
+    records = [record("a", "accepted", 2.0), record("a", "wrong_answer", 9.0), record("a", "accepted", 4.0, 1.0),
+               record("b", "accepted", 0.5), {"submission": "b", "verdict": "pending"}]
+    assert scored_of(records[1]) == Scored(False, None)  # a wrong answer's speed counts for nothing
+    assert scored_of(records[2]).speedup == pytest.approx(2.0)  # the geometric mean of its cases
+    doc = kernelbench_scores(records)
+    assert doc["p"] == [0, 1, 2]
+    a, b = doc["submissions"]["a"], doc["submissions"]["b"]
+    assert (a["problems"], a["correct"], a["timed"]) == (3, 2, 2)
+    assert (a["fast_0"], a["fast_1"], a["fast_2"]) == (2 / 3, 2 / 3, 0.0)
+    assert a["geomean_speedup"] == pytest.approx(2.0)
+    assert b["problems"] == 1 and b["fast_1"] == 0.0 and b["geomean_speedup"] == pytest.approx(0.5)
+
+
+# -- loading and sizing problems -------------------------------------------------------------------
+def test_a_problem_file_loads_with_forwards_names_dtypes_shapes_and_scalars():
+    spec = load_problem(LEVEL1 / "5_Min_Max_Argmax.py")
+    assert spec.kernelbench and spec.name == "5_Min_Max_Argmax" and spec.level == "level1"
+    assert [(p.name, p.kind, getattr(p, "role", "in")) for p in spec.parameters] == [
+        ("x", "tensor", "in"), ("offset", "scalar", "in"), ("output0", "tensor", "out"),
+        ("output1", "tensor", "out"), ("output2", "tensor", "out")]
+    assert isinstance(spec.parameters[1], Scalar) and spec.parameters[1].dtype == "float"
+    assert [p.dtype for p in spec.outputs] == ["float32", "float32", "int64"]
+    assert spec.parameters[0].shape == (256, 4096) and spec.outputs[0].shape == (256,)
+    assert [t.name for t in spec.tests] == [f"trial-{i}" for i in range(1, 6)]
+    assert spec.signature_text() == "ModelNew(*get_init_inputs()).forward(x, offset) -> output0, output1, output2"
+
+
+def test_cpu_mode_shrinks_a_problem_to_the_budget_and_says_how(tmp_path):
+    spec = load_problem(LEVEL1 / "1_Scaled_ReLU.py")
+    small = sized(spec, 20_000)
+    assert small.shrunk_from == {"dim": 8192} and small.sizes_used["dim"] <= 256
+    assert math.prod(small.parameters[0].shape) * 2 <= 20_000 and small.parameters[0].shape[0] == 64
+    assert sized(spec, None) is spec  # a GPU's run: as written
+    note = cpu_note(small, 20_000, asked=True)
+    assert "dim 8192 -> " in note and "--cpu-elements 20000" in note
+
+
+def test_constants_that_must_stay_equal_are_halved_together(tmp_path):
+    """KernelBench's 100_HingeLoss broadcasts (batch, n) by (batch,): batch_size and input_shape[0] must stay equal,
+    so halving one alone breaks it; they are halved together."""
+    problem = tmp_path / "hinge.py"
+    problem.write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def forward(self, predictions, targets):
+                return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+        batch_size = 4096
+        input_shape = (4096,)
+
+        def get_inputs():
+            return [torch.rand(batch_size, *input_shape), torch.randint(0, 2, (batch_size,)).float() * 2 - 1]
+
+        def get_init_inputs():
+            return []
+    """))
+    small = sized(load_problem(problem), 1 << 18)
+    assert small.sizes_used["batch_size"] == small.sizes_used["input_shape[0]"] <= 512
+
+
+def test_a_file_that_is_no_problem_and_a_broken_problem_are_errors_that_say_so(tmp_path):
+    other = tmp_path / "mine.py"
+    other.write_text("def solve(a):\n    pass\n")
+    with pytest.raises(KernelBenchError, match="is not a KernelBench problem: it must define class Model"):
+        load_problem(other)
+    broken = tmp_path / "broken.py"
+    broken.write_text(SOURCE.replace("return [torch.rand(batch_size, dim)]", "return [undefined_name]"))
+    with pytest.raises(KernelBenchError, match="get_inputs\\(\\) failed: NameError"):
+        load_problem(broken)
+
+
+def test_the_same_seed_draws_the_same_inputs_and_builds_the_same_weights():
+    problem = Problem((LEVEL1 / "2_Linear.py").read_text(), str(LEVEL1 / "2_Linear.py"))
+    a, b = problem.inputs(11, "cpu"), problem.inputs(11, "cpu")
+    assert torch.equal(a[0], b[0]) and not torch.equal(a[0], problem.inputs(12, "cpu")[0])
+    one, two = problem.reference_model(5, "cpu"), problem.reference_model(5, "cpu")
+    assert torch.equal(one.linear.weight, two.linear.weight)
+    assert not torch.equal(one.linear.weight, problem.reference_model(6, "cpu").linear.weight)
+    state = torch.random.get_rng_state()
+    problem.inputs(3, "cpu")
+    assert torch.equal(state, torch.random.get_rng_state())  # the caller's random state is left as it was
+
+
+def test_a_solution_that_makes_its_parameters_as_model_does_gets_model_s_weights():
+    problem = Problem((LEVEL1 / "2_Linear.py").read_text(), str(LEVEL1 / "2_Linear.py"))
+
+    class ModelNew(torch.nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.linear = torch.nn.Linear(in_features, out_features)
+
+    assert torch.equal(problem.build(ModelNew, 5, "cpu").linear.weight, problem.reference_model(5, "cpu").linear.weight)
+
+
+# -- the judge's checks ------------------------------------------------------------------------------
+def test_chunked_comparison_agrees_with_the_whole_one():
+    torch.manual_seed(0)
+    ref = torch.randn(37, 41)
+    got = ref.clone()
+    got[20, 7] += 1.0
+    got[36, 40] = float("nan")
+    tol = Tolerance("close", 1e-4, 1e-4)
+    whole, chunked = compare_output("y", got, ref, tol), compare_chunked("y", got, ref, tol, chunk=100)
+    assert (chunked.ok, chunked.bad, chunked.first_bad_index) == (whole.ok, whole.bad, whole.first_bad_index) == \
+        (False, 2, (20, 7))
+    assert chunked.max_abs_err == pytest.approx(whole.max_abs_err)
+    assert compare_chunked("y", ref.clone(), ref, tol, chunk=100).ok
+
+
+def test_an_output_that_ignores_its_inputs_is_a_wrong_answer_even_within_the_tolerance():
+    spec = sized(load_problem(LEVEL1 / "4_Small_MSE.py"), 1 << 14)
+    reference = KernelBenchReference(spec, "cpu")
+    zeros = {"output": torch.zeros(())}
+    first = reference.check({}, 1, zeros)
+    assert all(m.ok for m in first)  # within KernelBench's atol of 1e-4: zeros pass its check
+    reference.label("trial-1")
+    second = reference.check({}, 2, zeros)
+    constant = [m for m in second if isinstance(m, ConstantOutput)]
+    assert constant and "bit-identical to trial-1's" in constant[0].message()
+    honest = KernelBenchReference(spec, "cpu")
+    for seed in (1, 2, 3):
+        problem = spec.problem()
+        predictions, targets = problem.inputs(seed, "cpu")
+        assert all(m.ok for m in honest.check({}, seed, {"output": torch.mean((predictions - targets) ** 2) * 1e-4}))
+
+
+# -- the starter ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["triton", "pytorch", "cuda"])
+def test_the_starter_is_the_problems_model_renamed(lang):
+    text = kernelbench_starter((LEVEL1 / "2_Linear.py").read_text(), "2_Linear", lang)
+    tree = ast.parse(text)
+    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert classes == ["ModelNew"] and "super(ModelNew, self)" in text and "get_inputs" not in text
+    assert ("load_inline" in text) == (lang == "cuda") and ("triton.jit" in text) == (lang == "triton")
+
+
+# -- commands ---------------------------------------------------------------------------------------------
+def test_judge_list_on_a_kernelbench_folder_lists_its_problems():
+    result = CliRunner().invoke(main, ["list", str(PROBLEMS)])
+    assert result.exit_code == 0, result.output
+    for name in ("1_Scaled_ReLU", "2_Linear", "3_Matmul", "4_Small_MSE", "5_Min_Max_Argmax"):
+        assert name in result.output
+    assert "5 of 5 KernelBench problems load" in result.output
+
+
+def test_judge_show_prints_the_problem_its_sizes_in_cpu_mode_and_the_tolerance():
+    result = CliRunner().invoke(main, ["show", str(LEVEL1 / "1_Scaled_ReLU.py")])
+    assert result.exit_code == 0, result.output
+    assert "def get_inputs" in result.output and "ModelNew(*get_init_inputs()).forward(x) -> output" in result.output
+    assert "CPU mode halves: dim 8192 ->" in result.output and "KernelBench's" in result.output
+
+
+def test_judge_init_writes_a_starter_that_defines_model_new(tmp_path):
+    target = tmp_path / "mine.py"
+    result = CliRunner().invoke(main, ["init", str(LEVEL1 / "2_Linear.py"), str(target), "--lang", "cuda"])
+    assert result.exit_code == 0, result.output
+    assert "class ModelNew" in target.read_text() and "load_inline" in target.read_text()
+    result = CliRunner().invoke(main, ["init", str(LEVEL1 / "2_Linear.py"), str(tmp_path / "mine.cu")])
+    assert result.exit_code == 2 and "a KernelBench solution is a .py file" in result.output
+
+
+def test_a_kernelbench_folder_given_for_one_problem_names_one(tmp_path):
+    solution = tmp_path / "s.py"
+    solution.write_text("class ModelNew:\n    pass\n")
+    result = CliRunner().invoke(main, ["run", str(PROBLEMS), str(solution)])
+    assert result.exit_code == 2
+    assert "folder of 5 KernelBench problem(s), such as" in result.output and "judge list" in result.output
+
+
+def test_problems_are_found_by_name_under_the_users_folders():
+    search = SearchPath((PROBLEMS,))
+    assert find_spec_path("2_Linear", search) == LEVEL1 / "2_Linear.py"
+    assert load_challenge("2_Linear", search).kernelbench
+
+
+def test_grade_documents_carry_fast_p_for_kernelbench_entries():
+    from judge.grading.records import GradeSettings, grade_document
+    from judge.grading.submissions import Entry
+
+    entries = [Entry("alice", "2_Linear", "a.py", str(LEVEL1 / "2_Linear.py")),
+               Entry("alice", "transpose", "t.py", "challenges/transpose.yaml")]
+    records = {0: {"submission": "alice", "challenge": "2_Linear", "verdict": "accepted",
+                   "benchmarks": [{"speedup_vs_torch": 3.0}]},
+               1: {"submission": "alice", "challenge": "transpose", "verdict": "accepted", "benchmarks": []}}
+    settings = GradeSettings(1, "", False, None, 180.0, True, 2.0, None, False)
+    doc = grade_document(entries, records, settings, {})
+    assert doc["kernelbench"]["submissions"]["alice"]["problems"] == 1  # the YAML challenge is no problem of it
+    assert doc["kernelbench"]["submissions"]["alice"]["fast_2"] == 1.0
+    json.dumps(doc)
+
+
+@pytest.mark.parametrize("text, language", [
+    ("import tilelang\nimport tilelang.language as T\n", "TileLang"),
+    ("import cutlass.cute as cute\n", "CuTe DSL"),
+    ('src = """\n#include "kittens.cuh"\n"""\n', "ThunderKittens"),
+])
+def test_kernelbench_s_other_languages_are_not_supported_yet(text, language):
+    from judge.base.languages import unsupported_language
+
+    assert f"{language}" in unsupported_language("sol.py", text) and "not supported yet" in unsupported_language("sol.py", text)
+
+
+def test_judge_ui_lists_kernelbench_problems_and_opens_one(tmp_path):
+    """judge ui --kernelbench DIR: the problems in the catalogue, a problem's page (its code as the statement) and
+    its starter (Model renamed ModelNew)."""
+    pytest.importorskip("flask")
+    from judge.ui import guard
+    from judge.ui.app import Settings, create_app
+    from judge.ui.pages import Catalogue
+    from judge.ui.workspace import Workspace
+
+    settings = Settings(Workspace(tmp_path / "ws"), Catalogue(SearchPath(), (), [PROBLEMS]), port=8765, token="t",
+                        interpret=True, db_path=str(tmp_path / "history.db"))
+    client = create_app(settings).test_client()
+    client.environ_base["HTTP_X_JUDGE_TOKEN"] = "t"
+    base = "http://127.0.0.1:8765"
+    listed = {c["name"]: c for c in client.get("/api/challenges", base_url=base).get_json()["challenges"]}
+    assert listed["2_Linear"]["source"] == "KernelBench"
+    ref = listed["2_Linear"]["ref"]
+    page = client.get("/api/challenge", base_url=base, query_string={"ref": ref}).get_json()
+    assert "get_init_inputs" in page["statement_html"] and page["signature"].startswith("ModelNew(")
+    draft = client.get("/api/draft", base_url=base, query_string={"ref": ref, "file": "solution.py"}).get_json()
+    assert "class ModelNew" in draft["text"]
+    assert guard.TOKEN_HEADER

@@ -1,0 +1,122 @@
+"""KernelBench problems end to end: the real worker, Triton's interpreter on the CPU, the stand-in problems and
+solutions of tests/kernelbench (ours; docs/kernelbench.md).  KernelBench's adversarial kernels
+(src/kernelbench/unit_tests/test_kernels: result reuse through the allocator, zeroed output and inputs), the
+public exploits (constant outputs, cached results, patched draws) and the red team's finds, each rejected."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from judge.challenge.kernelbench import load_problem
+from judge.cli import main
+from judge.judging.dispatch import judge_solution
+from judge.judging.kernelbench_runner import WEIGHTS_HINT
+from judge.judging.runner import Options
+from judge.judging.verdict import Verdict
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+PROBLEMS = ROOT / "tests" / "kernelbench" / "KernelBench"
+LEVEL1 = PROBLEMS / "level1"
+SOLUTIONS = ROOT / "tests" / "kernelbench" / "solutions"
+
+
+def judge(problem: str, solution: str, **options):
+    options.setdefault("seed", 7)
+    options.setdefault("interpret", True)
+    options.setdefault("cpu_elements", 40_000)
+    return judge_solution(load_problem(LEVEL1 / f"{problem}.py"), str(SOLUTIONS / f"{solution}.py"), Options(**options))
+
+
+def test_a_triton_solution_is_accepted_on_five_independent_draws_at_cpu_modes_sizes():
+    result = CliRunner().invoke(main, ["run", str(LEVEL1 / "1_Scaled_ReLU.py"), str(SOLUTIONS / "scaled_relu_triton.py"),
+                                       "--seed", "7", "--json", "--no-history"])
+    doc = json.loads(result.stdout)
+    assert result.exit_code == 0 and doc["verdict"] == "accepted", doc["message"]
+    assert [t["name"] for t in doc["tests"]] == [f"trial-{i}" for i in range(1, 6)]
+    assert doc["tests"][0]["params"]["batch_size"] == 64 and doc["tests"][0]["params"]["dim"] < 8192
+    assert any("dim 8192 -> " in note and "--cpu-elements N" in note for note in doc["notes"])
+
+
+@pytest.mark.parametrize("problem, solution", [
+    ("2_Linear", "linear_same_order"),  # Model's weights, drawn under the run's seed, are ModelNew's too
+    ("3_Matmul", "matmul_triton"),  # a tiled Triton matmul within float32's 1e-4
+    ("4_Small_MSE", "small_mse_torch"),  # a 0-d output that changes with its inputs
+    ("5_Min_Max_Argmax", "min_max_argmax"),  # three outputs, one int64 (exact), a float scalar input
+])
+def test_each_kind_of_problem_is_judged(problem, solution):
+    result = judge(problem, solution)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert len(result.tests) == 5 and all(t.verdict == Verdict.ACCEPTED for t in result.tests)
+
+
+@pytest.mark.parametrize("problem, solution, words", [
+    ("1_Scaled_ReLU", "scaled_relu_wrong", "'output':"),
+    ("5_Min_Max_Argmax", "min_max_argmax_swapped", "'output0':"),
+    ("2_Linear", "linear_other_order", WEIGHTS_HINT),
+])
+def test_wrong_answers(problem, solution, words):
+    result = judge(problem, solution)
+    assert result.verdict == Verdict.WRONG_ANSWER and words in result.tests[0].message
+
+
+@pytest.mark.parametrize("problem, solution, verdict, words", [
+    # KernelBench's result_reuse_kernel: uninitialised memory, hoping for the reference's freed output
+    ("1_Scaled_ReLU", "cheat_result_reuse", Verdict.WRONG_ANSWER, "elements differ"),
+    # KernelBench's zero_out_kernel: zeroes its inputs and returns zeros
+    ("3_Matmul", "cheat_zero_out", Verdict.WRONG_ANSWER, "input 'A' was modified"),
+    # zeros within KernelBench's atol (its known hole): the same bits for other inputs
+    ("4_Small_MSE", "small_mse_zeros", Verdict.WRONG_ANSWER, "bit-identical to trial-1's"),
+    ("1_Scaled_ReLU", "cheat_cached_output", Verdict.WRONG_ANSWER, "shares memory with the previous call's output"),
+    ("1_Scaled_ReLU", "cheat_return_input", Verdict.WRONG_ANSWER, "shares memory with an input"),
+    ("1_Scaled_ReLU", "cheat_lazy_subclass", Verdict.WRONG_ANSWER, "a subclass of torch.Tensor"),
+    ("1_Scaled_ReLU", "cheat_half_precision", Verdict.WRONG_ANSWER, "is float16; the reference's is float32"),
+    ("1_Scaled_ReLU", "cheat_patch_randn", Verdict.RUNTIME_ERROR, "the solution changed torch.randn"),
+    ("1_Scaled_ReLU", "cheat_patch_problem", Verdict.RUNTIME_ERROR, "the problem's get_inputs.__code__"),
+])
+def test_adversarial_solutions_are_rejected(problem, solution, verdict, words):
+    result = judge(problem, solution)
+    assert result.verdict == verdict, result.message
+    assert any(words in t.message for t in result.tests), [t.message for t in result.tests]
+
+
+def test_no_code_of_the_solution_runs_between_the_draw_and_its_forward():
+    """The red team's find: a garbage-collector callback, run inside the judge's code just after the draw, computed
+    the answer from the fresh inputs outside the call; trials 2-5 were accepted.  Now none is."""
+    result = judge("1_Scaled_ReLU", "cheat_gc_precompute")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert not any(t.verdict == Verdict.ACCEPTED for t in result.tests)
+
+
+def test_load_inline_in_cpu_mode_says_it_needs_a_gpu_and_nvcc(tmp_path):
+    solution = tmp_path / "cuda_relu.py"
+    solution.write_text("from torch.utils.cpp_extension import load_inline\nimport torch.nn as nn\n"
+                        "ext = load_inline(name='r', cpp_sources='', cuda_sources='', functions=[])\n"
+                        "class ModelNew(nn.Module):\n    pass\n")
+    result = judge_solution(load_problem(LEVEL1 / "1_Scaled_ReLU.py"), str(solution), Options(seed=1, interpret=True))
+    assert result.verdict == Verdict.INVALID_SUBMISSION and "needs a GPU and nvcc" in result.message
+
+
+def test_a_file_without_model_new_is_an_invalid_submission():
+    result = judge("1_Scaled_ReLU", "../KernelBench/level1/2_Linear")  # a problem, not a solution
+    assert result.verdict == Verdict.INVALID_SUBMISSION and "defines no class ModelNew" in result.message
+
+
+def test_grade_over_a_folder_of_solutions_reports_fast_p(tmp_path):
+    """judge grade --dir with problems found by name under --challenges-dir: fast_0 is the share correct; in CPU
+    mode nothing is timed, so fast_1, fast_2 and the speed-up are n/a (null in the JSON)."""
+    who = tmp_path / "runs" / "model-a"
+    who.mkdir(parents=True)
+    (who / "2_Linear.py").write_text((SOLUTIONS / "linear_same_order.py").read_text())
+    (who / "1_Scaled_ReLU.py").write_text((SOLUTIONS / "scaled_relu_wrong.py").read_text())
+    out = tmp_path / "grade.json"
+    result = CliRunner().invoke(main, ["--challenges-dir", str(PROBLEMS), "grade", "--dir", str(tmp_path / "runs"),
+                                       "--interpret", "--seed", "3", "--cpu-elements", "40000", "--json", str(out)])
+    assert result.exit_code == 1, result.output
+    scores = json.loads(out.read_text())["kernelbench"]["submissions"]["model-a"]
+    assert (scores["problems"], scores["correct"], scores["fast_0"], scores["fast_1"]) == (2, 1, 0.5, None)
+    assert "KernelBench model-a: 1 of 2 problems correct · fast_0 0.50 · fast_1 n/a" in result.output
