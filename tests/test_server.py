@@ -489,8 +489,8 @@ def test_a_served_command_is_answered_before_its_process_ends(tmp_path):
     slow_end = ("import os, sys, time, judge.cli, judge.daemon.daemon as daemon\n"
                 "judge.cli._end_process = lambda code: (time.sleep(8 if code == 0 else 600), os._exit(code))\n"
                 "daemon.TOLD_KILL_AFTER_S = 4  # a command stuck after telling its status is killed\n"
-                "from judge.daemon.daemon import main\n"
-                f"sys.exit(main([{str(path)!r}, '60', '--stop-with', '{os.getpid()}']))\n")
+                "from judge.daemon.daemon import main\n"  # --interpret: the runs below judge in CPU mode
+                f"sys.exit(main([{str(path)!r}, '60', '--interpret', '--stop-with', '{os.getpid()}']))\n")
     log = tmp_path / "server.log"
     server = subprocess.Popen([sys.executable, "-c", slow_end], env=env, cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=log.open("w"), text=True)
