@@ -211,12 +211,20 @@ class Outcome:
     unsteady: list[str] = field(default_factory=list)  # where a second run alone differs from the first
 
     @property
+    def nondeterministic(self) -> bool:
+        """The judge itself found, in either run, that the solution gave different results for the same inputs
+        (a case's ``nondeterministic``): a cache keyed by addresses, which a forked worker's heap hands out in
+        another order than a fresh one's, is one."""
+        return any(t.get("nondeterministic") for doc in (self.alone, self.served) for t in doc.get("tests", []) or [])
+
+    @property
     def same(self) -> bool:
         """Served as alone: the same document but for its times; or, for a solution whose own runs differ
-        (a race it sets up, memory it exhausts: ``unsteady``), the same exit status and verdict."""
+        (a race it sets up, memory it exhausts: ``unsteady``) or that the judge found nondeterministic, the
+        same exit status and verdict."""
         if self.served_ok:
             return False
-        if not self.unsteady:
+        if not self.unsteady and not self.nondeterministic:
             return not self.diffs
         return self.codes[0] == self.codes[1] and self.alone.get("verdict") == self.served.get("verdict")
 
@@ -241,7 +249,7 @@ def judge_pair(pair: Pair, seed: int, alone_env: dict, server: Server, extra: li
     if codes[0] != codes[1]:
         diffs.insert(0, f"exit status: {codes[0]} != {codes[1]}")
     outcome = Outcome(pair, docs[0], docs[1], tuple(codes), why, diffs, tuple(seconds))
-    if diffs:  # is it the server, or does the solution differ from itself? Judge it alone once more.
+    if diffs and not outcome.nondeterministic:  # the server, or does the solution differ from itself? Once more alone.
         again = judge(alone_env, *argv)
         outcome.unsteady = differences(comparable(docs[0]), comparable(_document(again)))
     return outcome

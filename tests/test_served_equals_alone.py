@@ -23,11 +23,10 @@ sva = sys.modules["served_vs_alone"] = importlib.util.module_from_spec(_spec)  #
 _spec.loader.exec_module(sva)
 
 ALL_PAIRS = sva.shipped_pairs()
-# CI judges the pairs the issue that made this test named: every example in solutions/ (where the bug was),
-# the LeetGPU-format fixtures' solutions and the cheats; the hostile, abusive and plain test solutions run
-# with the script by hand and on the GPU (`python scripts/served_vs_alone.py`: 150 pairs, about 8 minutes of
-# two CPUs, too long for CI beside the rest).
-PAIRS = [p for p in ALL_PAIRS if p.solution.startswith(("solutions/", "tests/solutions/leetgpu_", "tests/solutions/cheat_"))]
+# CI judges every example in solutions/ (where the bug was) and the LeetGPU-format fixtures' solutions; the
+# cheats, hostile, abusive and plain test solutions run with the script by hand and on the GPU (`python
+# scripts/served_vs_alone.py`: 150 pairs, about 8 minutes of two CPUs, too long for CI beside the rest).
+PAIRS = [p for p in ALL_PAIRS if p.solution.startswith(("solutions/", "tests/solutions/leetgpu_"))]
 SEED = 11
 EXTRA = ["--no-bench", "--timeout", "5", "--compile-timeout", "60"]
 @pytest.fixture(scope="module")
