@@ -73,12 +73,15 @@ class Pair:
     solution: str  # relative to ROOT
 
 
-def shipped_pairs(leetgpu: Path | None = None) -> list[Pair]:
+def shipped_pairs(leetgpu: Path | None = None, kernelbench: Path | None = None) -> list[Pair]:
     """Every shipped solution with the challenge it is judged on (module docstring)."""
     pairs = []
     for folder in sorted(p for p in (ROOT / "solutions").iterdir() if p.is_dir()):
         if folder.name == "leetgpu":
             pairs += _leetgpu_examples(folder, leetgpu)
+            continue
+        if folder.name == "kernelbench":  # their problems are in a KernelBench checkout
+            pairs += _kernelbench_examples(folder, kernelbench)
             continue
         for path in sorted(folder.rglob("*")):
             if path.suffix in (".py", ".cu"):
@@ -97,6 +100,18 @@ def _leetgpu_examples(folder: Path, leetgpu: Path | None) -> list[Pair]:
             pairs.append(Pair(str(leetgpu / real), _rel(folder / name)))
         elif fixture is not None:
             pairs.append(Pair(_rel(FIXTURES / fixture), _rel(folder / name)))
+    return pairs
+
+
+def _kernelbench_examples(folder: Path, kernelbench: Path | None) -> list[Pair]:
+    """solutions/kernelbench/<problem>_<language>.py on <checkout>/KernelBench/level1/<problem>.py, given one."""
+    if kernelbench is None:
+        return []
+    pairs = []
+    for path in sorted(folder.glob("*.py")):
+        problem = kernelbench / "KernelBench" / "level1" / (path.stem.rsplit("_", 1)[0] + ".py")
+        if problem.is_file():
+            pairs.append(Pair(str(problem), _rel(path)))
     return pairs
 
 
@@ -294,9 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench-budget", default="0.5")
     parser.add_argument("--only", action="append", default=[], help="solutions under this path (repeatable)")
     parser.add_argument("--leetgpu", type=Path, help="a LeetGPU checkout's challenges/ folder")
+    parser.add_argument("--kernelbench", type=Path, help="a KernelBench checkout (solutions/kernelbench on it)")
     parser.add_argument("--out", type=Path, help="write the Markdown table and the JSON here (folder)")
     args = parser.parse_args(argv)
-    pairs = [p for p in shipped_pairs(args.leetgpu) if not args.only or any(p.solution.startswith(o) for o in args.only)]
+    pairs = [p for p in shipped_pairs(args.leetgpu, args.kernelbench) if not args.only or any(p.solution.startswith(o) for o in args.only)]
     extra = ["--bench-budget", args.bench_budget] if args.bench else ["--no-bench"]
     extra += ["--timeout", "5", "--compile-timeout", "60"]
     with tempfile.TemporaryDirectory(prefix="served-vs-alone-") as base:

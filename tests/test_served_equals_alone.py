@@ -46,7 +46,9 @@ def test_every_shipped_solution_is_paired_with_a_challenge():
     shipped |= {str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "solutions").iterdir()
                 if p.suffix in (".py", ".cu") or p.is_dir()}
     leetgpu_only = {"solutions/leetgpu/15_sorting.py", "solutions/leetgpu/22_gemm.py"}  # no fixture of ours
-    assert shipped - named == leetgpu_only
+    kernelbench = {str(p.relative_to(ROOT)) for p in (ROOT / "solutions" / "kernelbench").glob("*.py")}  # a checkout's
+    assert shipped - named == leetgpu_only | kernelbench
+    assert all(p.challenge != "kernelbench" for p in ALL_PAIRS)
 
 
 @pytest.mark.slow
