@@ -43,18 +43,11 @@ from judge.challenge.spec import Tensor, Tolerance  # noqa: E402
 from judge.challenge.tensors import TORCH_DTYPES, make_arguments  # noqa: E402
 from judge.judging.checks import compare_output, errors_against  # noqa: E402
 from judge.judging.reference import Reference  # noqa: E402
+from judge.judging.shipped_runner import as_float64  # noqa: E402
 
 DEVICE = "cuda"  # --device cpu: a smoke test of the script without a GPU
 BUILT_IN = ["transpose", "copy", "matmul", "matvec", "vector_add", "reduce_sum", "softmax", "softmax_rows",
             "batched_transpose"]
-
-
-def _wide(value):
-    if isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
-        return value.to(torch.float64)
-    if isinstance(value, torch.nn.Module):
-        return copy.deepcopy(value).to(torch.float64)
-    return value
 
 
 def _call(function, arguments: dict, exact: bool) -> dict:
@@ -90,7 +83,7 @@ def audit_case(run, arguments: dict, outputs: list[str], tol, run_wide=None) -> 
     (``run_wide``: the float64 run, when it is not ``run`` with exact switches)."""
     default, exact = run(arguments, False), run(arguments, True)
     try:
-        wide = (run_wide or run)({n: _wide(v) for n, v in arguments.items()}, True)
+        wide = (run_wide or run)({n: as_float64(v) for n, v in arguments.items()}, True)
     except Exception as exc:  # noqa: BLE001 - a reference that insists on its dtype: no float64 run
         wide = None
         why = f"{type(exc).__name__}: {str(exc)[:80]}"

@@ -32,7 +32,7 @@ from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
 
-__all__ = ["ShippedRunner", "ShippedReference"]
+__all__ = ["ShippedRunner", "ShippedReference", "as_float64"]
 
 _DTYPE_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
 
@@ -124,7 +124,7 @@ class ShippedReference:
         reference that insists on float32) or the GPU has no room for it (``keep``: as ``expected``)."""
         if keep and case.name in self._truth:
             return self._truth[case.name]
-        wide = replace(case, arguments={name: _float64(value) for name, value in case.arguments.items()})
+        wide = replace(case, arguments={name: as_float64(value) for name, value in case.arguments.items()})
         found = None
         for function in (None, "without asserts"):  # a reference that asserts float32 inputs: run without them
             try:
@@ -169,7 +169,7 @@ class ShippedReference:
         return within_memory(self.check_case, case if case is not None else self.benchmark, got, case is None)
 
 
-def _float64(value):
+def as_float64(value):
     """A reference argument in float64: floating tensors converted, a model copied in float64, the rest as is."""
     if isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
         return value.to(torch.float64)
