@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from judge.cli import main
+from judge.base import signals
 from judge.judging import runner
 
 from conftest import CHALLENGES, ROOT, SOLUTIONS
@@ -282,3 +283,27 @@ def test_a_signal_is_raised_only_where_the_judge_can_take_it(tmp_path, scenario,
     done = subprocess.run([sys.executable, "-c", _SCENARIO, scenario, str(tmp_path)], capture_output=True, text=True,
                           env=_environment(tmp_path), timeout=60)
     assert done.stdout.strip() == expected, done.stderr
+
+
+@pytest.mark.slow
+def test_a_worker_killed_by_a_stopped_judge_has_ended_when_stop_returns(monkeypatch):
+    """The CI failure of 2026-11-28: SIGTERM as torch loaded numpy left a process behind the judge's exit.
+    The judge kills its worker's group and waited only for the process it started, the supervisor
+    outside the worker's namespaces, which dies at once; the worker below it ran on while the kernel
+    tore its memory down.  ``stop`` now returns only once every process below has ended."""
+    from judge.challenge.spec import load_spec
+    from judge.worker import tree
+    from judge.worker.client import Worker
+
+    from conftest import SPECS
+
+    worker = Worker(str(SOLUTIONS / "holds_memory.py"), load_spec(SPECS / "tiny_transpose.yaml"), "cpu", True)
+    try:
+        worker.start(120)
+        below = tree.descendants(worker.process.pid)
+        monkeypatch.setattr(signals, "received", lambda: signal.SIGTERM)  # a judge stopped: killed, no "exit"
+        worker.stop()
+        running = [pid for pid in below if (tree._stat(pid) or ["X"])[0] not in ("Z", "X")]
+        assert not running, f"still running after stop(): {running}"
+    finally:
+        worker.stop()

@@ -491,11 +491,17 @@ class Worker:
             pass
 
     def _kill(self) -> None:
+        """Kill the worker's group and wait until every process of it has ended: the process the judge
+        started (a supervisor, namespaces.py) dies at once, the worker below it only once the kernel has
+        torn its memory down (tens of milliseconds for a torch process), and a judge that returned
+        before then left it running behind its exit."""
+        below = tree.descendants(self.process.pid, most=64)  # read first: the dead supervisor's child is re-parented
         self._kill_group()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable process
             pass
+        tree.wait_ended(below, timeout=10)
 
     # -- requests ------------------------------------------------------------------
     def expect_reply(self, sizes: list[int]) -> None:

@@ -15,7 +15,7 @@ import os
 import signal
 import time
 
-__all__ = ["children", "descendants", "worker_root", "left_running", "freeze", "thaw", "kernel_view", "NAMESPACES"]
+__all__ = ["children", "descendants", "wait_ended", "worker_root", "left_running", "freeze", "thaw", "kernel_view", "NAMESPACES"]
 
 NAMESPACES = ("user", "pid", "mnt", "ipc", "uts", "net", "cgroup")
 
@@ -58,6 +58,17 @@ def descendants(pid: int, most: int = 4096) -> list[int]:
                 order.append(child)
                 pending.append(child)
     return order[:most]
+
+
+def wait_ended(pids: list[int], timeout: float) -> list[int]:
+    """Wait up to ``timeout`` seconds until each of ``pids`` has ended (gone, or a zombie: its exit is
+    done); the ones still running then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        running = [pid for pid in pids if (_stat(pid) or ["X"])[0] not in ("Z", "X")]
+        if not running or time.monotonic() >= deadline:
+            return running
+        time.sleep(0.002)
 
 
 def _stat(pid: int, tid: int | None = None) -> list[str] | None:
