@@ -667,3 +667,62 @@ def test_a_version_s_tests_are_counted_out_of_its_best_run_s_total():
     assert version["kinds"] == {"run": 1, "submit": 1, "terminal": 1} and version["runs"] == 3
     only, = own_versions([run(1, 0, 5, "run")])
     assert (only["best_passed"], only["tests_total"]) == (0, 5)
+
+
+# -- Profile (issue 41): judge profile's report on the page ------------------------------------------------------
+def _recorded_profile(solution: str) -> dict:
+    """judge profile --json's report of the swizzled CuTe transpose, built from CUPTI's records of it on an H200
+    (tests/data/profile/), as profile_solution builds it."""
+    from judge.timing import kernel_profile
+
+    sample = json.loads((ROOT / "tests/data/profile/cupti_transpose_cute_swizzle.json").read_text())
+    return {"challenge": "transpose", "solution": solution, "case": sample["case"], "seed": 7,
+            "device": "NVIDIA H200", "peaks": {"copy_gbps": 4175.0}, "check": "correct", "notes": [],
+            "cupti": kernel_profile.cupti_report(sample["cupti_calls"], 2 * 8192 * 8192 * 4, 0, "memory",
+                                                 {"copy_gbps": 4175.0}),
+            "ncu": {"status": "not found", "problem": "Nsight Compute (ncu) was not found"}}
+
+
+def _profile(client, text: str) -> tuple[int, list]:
+    started = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                          json={"ref": "transpose", "file": "solution.py", "text": text, "profile": True})
+    assert started.status_code == 202, started.get_json()
+    body = started.get_json()
+    assert body["profile"] is True and body["submit"] is False
+    return body["id"], _stream(client, body["id"])
+
+
+def test_profile_streams_judge_profiles_report_of_the_text_on_screen_and_records_nothing(ui, monkeypatch):
+    from judge.judging import profile
+    from judge.worker import forked
+
+    _, client, settings = ui
+    settings.interpret = False  # a GPU machine's judge ui; profile_solution is the recorded one below
+    asked = {}
+
+    def recorded(spec, solution, options, status):
+        asked.update(spec=spec.name, solution=solution, text=Path(solution).read_text(), options=options,
+                     server=forked.SERVER)
+        status("recording 5 calls of solve() on square-8192 with CUPTI")
+        return _recorded_profile(solution)
+
+    monkeypatch.setattr(profile, "profile_solution", recorded)
+    tiled = (ROOT / "solutions/transpose/tiled.py").read_text()
+    _, events = _profile(client, tiled)
+    assert [kind for kind, _ in events] == ["status", "profile"], events
+    report = events[-1][1]["report"]
+    assert report["cupti"]["kernels"][0]["short_name"] == "transpose_cute_swizzle"
+    assert asked["spec"] == "transpose" and asked["text"] == tiled  # the text on screen, saved first
+    assert asked["options"].interpret is False and asked["options"].case is None and asked["server"] is None
+    assert client.get("/api/history?ref=transpose", base_url=BASE).get_json()["runs"] == []  # no verdict
+
+
+@pytest.mark.slow
+def test_profile_in_cpu_mode_says_it_needs_a_gpu(ui):
+    """judge ui --interpret (and any machine without a GPU): the page's Profile gets judge profile's paragraph."""
+    _, client, _ = ui
+    _, events = _profile(client, (ROOT / "solutions/transpose/tiled.py").read_text())
+    assert events[-1][0] == "profile_error", events
+    message = events[-1][1]["message"]
+    assert "needs an NVIDIA GPU" in message and "CPU mode" in message
+    assert client.get("/api/history?ref=transpose", base_url=BASE).get_json()["runs"] == []

@@ -217,6 +217,36 @@ def test_a_gpu_result_shows_its_benchmark_table(server, browser):
         assert shown in row, row
 
 
+def test_profile_says_it_needs_a_gpu_here_and_draws_a_gpus_report(server, browser):
+    """Profile (issue 41): in CPU mode the page shows judge profile's paragraph, Run and Submit come back; a GPU's
+    report (CUPTI's records of the swizzled CuTe transpose on an H200, tests/data/profile/) is drawn as the console
+    draws it."""
+    from test_ui import _recorded_profile
+
+    _open_transpose(server, browser)
+    _type_solution(browser, TILED)
+    browser.find_element(By.ID, "profile").click()
+    _wait(browser, JUDGING_S, lambda d: _verdict(d).startswith(("NOT PROFILED", "PROFILED", "internal")))
+    assert _verdict(browser) == "NOT PROFILED", _verdict(browser)
+    assert "needs an NVIDIA GPU" in browser.find_element(By.ID, "failure").text
+    _wait(browser, 10, lambda d: all(d.find_element(By.ID, b).is_enabled() for b in ("run", "submit", "profile")))
+    browser.execute_script("showProfile(arguments[0])", _recorded_profile("/w/transpose/solution.py"))
+    verdict = _verdict(browser)  # (selenium hands the page the report's keys sorted)
+    assert verdict.startswith("PROFILED case square-8192 (") and "rows=8192" in verdict and "NVIDIA H200" in verdict
+    heads = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#profile-kernels thead th")]
+    assert heads == ["kernel", "transpose_cute_swizzle"], heads  # one column per kernel, a row per metric
+    rows = {tr.find_element(By.TAG_NAME, "th").text: tr.find_element(By.TAG_NAME, "td").text
+            for tr in browser.find_elements(By.CSS_SELECTOR, "#profile-kernels tbody tr")}
+    assert {k: rows[k] for k in ("launches", "grid", "block", "registers", "shared memory", "share of the call")} == \
+        {"launches": "1", "grid": "128×128×1", "block": "256×1×1", "registers": "32", "shared memory": "16.0 KiB",
+         "share of the call": "100.0%"}, rows
+    assert "GB/s (9" in rows["achieved"] and rows["achieved"].endswith("% of peak)"), rows  # 90-100 % of the copy peak
+    call = browser.find_element(By.ID, "profile-call").text
+    assert call.startswith("one call (median of 5 recorded by CUPTI") and "% of the copy bandwidth (4175 GB/s)" in call
+    assert browser.find_element(By.ID, "ncu-problem").text.startswith("Nsight Compute (ncu) was not found")
+    _shot(browser, "challenge-profile")
+
+
 def test_a_user_challenge_with_math_in_its_statement(server, browser):
     browser.get(f"http://127.0.0.1:{server.port}/?token={server.token}")
     _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#catalogue a.challenge-link"))

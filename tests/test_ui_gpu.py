@@ -79,3 +79,21 @@ def test_submit_of_the_text_on_screen_in_cuda_and_triton(ui):  # noqa: F811
     history = client.get("/api/history?ref=transpose", base_url=BASE).get_json()
     assert [r["kind"] for r in history["runs"]] == ["submit", "submit"]
     assert all(v["has_source"] for v in history["versions"])
+
+
+def test_profile_from_the_page_lists_the_tiled_kernel(ui, monkeypatch):  # noqa: F811
+    """The page's Profile: judge profile's report of the text on screen (its kernel, a correct answer), no row in
+    the history."""
+    _, client, settings = ui
+    settings.interpret = False
+    monkeypatch.setenv("JUDGE_SERVER", "0")
+    tiled = (ROOT / "solutions/transpose/tiled.py").read_text()
+    started = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                          json={"ref": "transpose", "file": "solution.py", "text": tiled, "profile": True})
+    assert started.status_code == 202, started.get_json()
+    events = _stream(client, started.get_json()["id"])
+    assert events[-1][0] == "profile", events[-3:]
+    report = events[-1][1]["report"]
+    (kernel,) = report["cupti"]["kernels"]
+    assert report["check"] == "correct" and "transpose" in kernel["short_name"] and kernel["gbps"] > 0
+    assert client.get("/api/history?ref=transpose", base_url=BASE).get_json()["runs"] == []

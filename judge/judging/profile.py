@@ -67,6 +67,7 @@ class ProfileOptions:
     ncu_timeout: float = 600.0  # ncu replays every kernel dozens of times
     limits: Limits = field(default_factory=Limits)
     keep_raw: bool = False  # the report keeps the records it was built from ("raw": samples for tests)
+    interpret: bool = False  # CPU mode asked for (judge ui --interpret): refused with NEEDS_GPU, as without a GPU
 
 
 def choose_case(spec, name: str | None):
@@ -95,7 +96,7 @@ def profile_solution(spec, solution: str, options: ProfileOptions, status=None) 
     if getattr(spec, "shipped", False):
         raise ProfileError("judge profile takes YAML challenges for now; a LeetGPU challenge folder's inputs come "
                            "from its generators (judge run and judge rank time it)")
-    if not torch.cuda.is_available():
+    if options.interpret or not torch.cuda.is_available():
         raise ProfileError(NEEDS_GPU)
     device = options.device or "cuda:0"
     case = choose_case(spec, options.case)

@@ -194,11 +194,13 @@ def _run_routes(app: Flask, settings: Settings) -> None:
 
     @app.post("/api/run")
     def start_run():
-        """Run (the tests) or Submit (then the benchmark) of the text on the page's screen, ``text``: it is saved
-        first, and the history records that text; without ``text``, the draft as saved."""
+        """Run (the tests), Submit (then the benchmark) or Profile (``profile``: the kernels of one benchmark case,
+        as judge profile; not recorded) of the text on the page's screen, ``text``: it is saved first, and the
+        history records that text; without ``text``, the draft as saved."""
         body = request.get_json(silent=True) or {}
-        ref, file, submit, text = str(body.get("ref", "")), str(body.get("file", "")), bool(body.get("submit")), \
-            body.get("text")
+        ref, file, text = str(body.get("ref", "")), str(body.get("file", "")), body.get("text")
+        profile = bool(body.get("profile"))
+        submit = bool(body.get("submit")) and not profile
         spec = _spec_or_404(settings, ref)
         # Saved and started under the drafts' lock: a save of the page's still in flight cannot land in between
         # and have the worker judge other text than the one recorded.
@@ -214,8 +216,9 @@ def _run_routes(app: Flask, settings: Settings) -> None:
             if not path.is_file():
                 return jsonify({"error": f"{path.name} is not saved yet"}), 400
             try:
-                judgement = judgements.start(spec, str(path), _options(settings, submit), ref=ref, file=file,
-                                             submit=submit, source=text if isinstance(text, str) else None)
+                judgement = judgements.start(spec, str(path), _options(settings, submit, profile), ref=ref,
+                                             file=file, submit=submit, profile=profile,
+                                             source=text if isinstance(text, str) else None)
             except Busy as exc:
                 return _busy(exc.running)
         return jsonify({**judgement.about(), "mtime_ns": path.stat().st_mtime_ns}), 202
@@ -272,8 +275,13 @@ def _event_stream(judgement, start: int):
         yield f"id: {index}\nevent: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
 
 
-def _options(settings: Settings, submit: bool):
-    """Run: correctness only (the quick check); Submit: the full judgement with the benchmark, as judge run."""
+def _options(settings: Settings, submit: bool, profile: bool = False):
+    """Run: correctness only (the quick check); Submit: the full judgement with the benchmark, as judge run;
+    Profile: judge profile's defaults (its largest benchmark case, CUPTI, and ncu where it is installed)."""
+    if profile:
+        from judge.judging.profile import ProfileOptions
+
+        return ProfileOptions(interpret=settings.interpret)
     from judge.judging.runner import Options
 
     return Options(interpret=settings.interpret, benchmark=submit)

@@ -42,6 +42,7 @@ class Judgement:
     ref: str = ""  # the catalogue's name of the challenge (a LeetGPU folder's path): the page that follows it
     file: str = ""  # the draft's file name (solution.py): with ref, which editor it judges
     submit: bool = False  # Submit (tests, then the benchmark) or Run (the tests)
+    profile: bool = False  # Profile: the kernels of one benchmark case (judge profile), no verdict, not recorded
     source: str | None = None  # the text judged, as the page had it on screen (None: the file as saved)
     started_at: float = field(default_factory=time.time)  # the wall clock's, for the page's elapsed time
     events: list = field(default_factory=list)  # (kind, data), appended only
@@ -60,7 +61,7 @@ class Judgement:
         """What a page needs to follow this judgement (``/api/status``, a refused Run): which draft, since when."""
         with self.changed:
             return {"id": self.id, "ref": self.ref, "name": self.challenge, "file": self.file, "submit": self.submit,
-                    "started_at": self.started_at, "now": time.time(), "done": self.done, "path": self.solution}
+                    "profile": self.profile, "started_at": self.started_at, "now": time.time(), "done": self.done, "path": self.solution}
 
     @property
     def source_hash(self) -> str | None:
@@ -159,30 +160,57 @@ class Judgements:
         return True
 
     def _judge(self, judgement: Judgement, spec, options) -> None:
-        from judge.judging.dispatch import judge_solution
         from judge.server import autostart
 
-        forked.SERVER = warm_server()  # this judgement's workers: forked by the server if one answers
+        # This judgement's workers: forked by the server if one answers; a profile's are spawned, as judge
+        # profile's (CUPTI and ncu measure the process they start with).
+        forked.SERVER = None if judgement.profile else warm_server()
         watcher = StopOnCancel(judgement.cancel)
         try:
-            result = judge_solution(spec, judgement.solution, options, _Forwarded(judgement, options)).as_dict()
+            last = _profile(judgement, spec, options) if judgement.profile else _verdict(judgement, spec, options)
         except Cancelled:
-            result = None
+            last = None
         except Exception as exc:  # noqa: BLE001 - the page must hear of it, as the CLI's last line of defence says
             judgement.add("error", {"message": f"{type(exc).__name__}: {exc}"}, last=True)
             return
         finally:
             watcher.stop()
-            if forked.SERVER is None and autostart.allowed():
+            if forked.SERVER is None and not judgement.profile and autostart.allowed():
                 autostart.start_in_background(0)  # for the next judgement
         with judgement.changed:  # a Stop after the last step still counts: the page was told "stopping"
-            stopped = result is None or watcher.fired or judgement.cancel.is_set()
+            stopped = last is None or watcher.fired or judgement.cancel.is_set()
             judgement.finishing = not stopped
         if stopped:  # its workers were killed (or the page was told it stops): what they left is no verdict
             judgement.add("stopped", {"message": "stopped before its verdict; nothing was recorded"}, last=True)
             return
-        warning = self.record(result, judgement) if self.record else None
-        judgement.add("result", {"result": result, "history_warning": warning}, last=True)
+        kind, data = last
+        if kind == "result":
+            data["history_warning"] = self.record(data["result"], judgement) if self.record else None
+        judgement.add(kind, data, last=True)
+
+
+def _verdict(judgement: Judgement, spec, options) -> tuple[str, dict]:
+    """Run or Submit: the judgement's result, as ``judge run --json`` has it (recorded by the caller)."""
+    from judge.judging.dispatch import judge_solution
+
+    return "result", {"result": judge_solution(spec, judgement.solution, options,
+                                               _Forwarded(judgement, options)).as_dict()}
+
+
+def _profile(judgement: Judgement, spec, options) -> tuple[str, dict]:
+    """Profile: ``judge profile``'s report (``options``: its ProfileOptions), or what the user must change first
+    ("profile_error": CPU mode, a LeetGPU folder, a solution that does not load)."""
+    from judge.judging.profile import ProfileError, profile_solution
+
+    def status(text: str) -> None:
+        check(judgement.cancel)
+        judgement.add("status", {"text": text})
+
+    try:
+        return "profile", {"report": profile_solution(spec, judgement.solution, options, status)}
+    except ProfileError as exc:
+        check(judgement.cancel)  # a worker killed by Stop fails its call: that is "stopped", not the user's error
+        return "profile_error", {"message": str(exc)}
 
 
 def warm_server() -> "forked.ServerLink | None":

@@ -179,6 +179,10 @@ function toolbar(info) {
     el("button", {id: "submit", type: "button", class: "submit",
       title: `judge the tests, then time the benchmark (${mod}+Shift+Enter; Shift+Enter outside the editor)`,
       onclick: () => judge(true)}, "Submit"),
+    el("button", {id: "profile", type: "button",
+      title: "the solution's kernels on the largest benchmark case: CUPTI's times, grid, registers and bandwidth, and " +
+        "Nsight Compute's counters where ncu is installed (judge profile; needs a GPU)",
+      onclick: () => judge(false, true)}, "Profile"),
     el("button", {id: "reset", type: "button", title: "replace the draft by the starter (Ctrl+Z brings it back)",
       onclick: resetToStarter}, "Reset to starter"),
     el("span", {class: "keys muted"}, `${mod}+Enter Run · ${mod}+Shift+Enter Submit`));

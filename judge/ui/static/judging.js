@@ -1,4 +1,4 @@
-// judge ui: Run and Submit, following a judgement's event stream (from its start: a reloaded page or a second tab
+// judge ui: Run, Submit and Profile, following a judgement's event stream (from its start: a reloaded page or a second tab
 // follows a running one too), its status line, and the result.
 "use strict";
 
@@ -8,7 +8,7 @@ const DETAIL_CHARS = 160;
 
 // Run/Submit: the text on screen is sent with the request, saved by the server and judged as it is; when it
 // cannot be saved, nothing is judged and the page says why (a stale file was judged before).
-async function judge(submit) {
+async function judge(submit, profile = false) {
   const state = page;
   if (!state || !state.file || state.judging || state.busyElsewhere) return;
   clearTimeout(state.saveTimer);
@@ -20,7 +20,7 @@ async function judge(submit) {
   results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "saving, then starting…"));
   let started;
   try {
-    started = await api("/api/run", {method: "POST", body: JSON.stringify({ref: state.ref, file, submit, text})});
+    started = await api("/api/run", {method: "POST", body: JSON.stringify({ref: state.ref, file, submit, profile, text})});
   } catch (err) {
     state.judging = null;
     setButtons(state);
@@ -46,13 +46,13 @@ async function judge(submit) {
   attach(state, started);
 }
 
-// Run and Submit wait while a judgement runs (this page's, or another tab's: one at a time per workspace).
+// Run, Submit and Profile wait while a judgement runs (this page's, or another tab's: one at a time per workspace).
 function setButtons(state) {
   if (state !== page) return;
   const other = state.busyElsewhere;
   const why = state.judging ? "a judgement of this page is running" :
     other ? `busy: ${other.name} (${other.file}) is being judged` : null;
-  for (const id of ["run", "submit"]) {
+  for (const id of ["run", "submit", "profile"]) {
     const button = document.getElementById(id);
     if (button) { button.disabled = Boolean(why); button.dataset.why = why || ""; }
   }
@@ -87,11 +87,12 @@ function attach(state, j, note) {
   if (state.events) state.events.close();
   clearInterval(state.ticker);
   state.judging = {...j, pending: false};
-  sessionStorage.setItem(FOLLOWING, JSON.stringify({id: j.id, ref: state.ref, file: j.file, submit: j.submit}));
+  sessionStorage.setItem(FOLLOWING, JSON.stringify({id: j.id, ref: state.ref, file: j.file, submit: j.submit,
+    profile: j.profile}));
   setButtons(state);
   const results = document.getElementById("results");
   const live = el("tbody");
-  const progress = {submit: j.submit, total: null, done: 0, current: null, phase: "starting", limits: null,
+  const progress = {kind: j.profile ? "Profile" : j.submit ? "Submit" : "Run", total: null, done: 0, current: null, phase: "starting", limits: null,
     startedAt: j.started_at, skew: j.now ? j.now * 1000 - Date.now() : 0};
   const status = el("p", {id: "status", class: "muted"});
   const info = el("p", {id: "run-info", class: "muted"}, note || "");
@@ -99,8 +100,8 @@ function attach(state, j, note) {
     stop.disabled = true;
     try { await api(`/api/run/${j.id}/stop`, {method: "POST"}); } catch (err) { /* it ended meanwhile */ }
   }}, "Stop");
-  results.replaceChildren(el("p", {id: "verdict", class: "muted"}, `${j.submit ? "SUBMITTED" : "RUNNING"} `, stop),
-    status, info, table(CASE_COLUMNS, live, {id: "cases"}));
+  results.replaceChildren(el("p", {id: "verdict", class: "muted"}, `${j.profile ? "PROFILING" : j.submit ? "SUBMITTED" : "RUNNING"} `, stop),
+    status, info, ...(j.profile ? [] : [table(CASE_COLUMNS, live, {id: "cases"})]));
   if (results.getBoundingClientRect().top > window.innerHeight - 80) results.scrollIntoView({block: "start"});  // under the editor
   const tick = () => { status.textContent = statusLine(progress); };
   tick();
@@ -129,7 +130,13 @@ function attach(state, j, note) {
     refreshHeader();  // its "judging …" goes
     if (state.dirty) flushSave(state);  // edits made while it ran: the server kept the file as judged until now
   };
-  events.addEventListener("result", (e) => { end(); showResult(data(e), progress); showHistory(); });
+  events.addEventListener("result", (e) => { end(); showResult(data(e), {...progress, submit: j.submit}); showHistory(); });
+  events.addEventListener("profile", (e) => { end(); showProfile(data(e).report); });
+  events.addEventListener("profile_error", (e) => {
+    end();
+    results.replaceChildren(el("p", {id: "verdict", class: "rejected"}, "NOT PROFILED"),
+      el("div", {id: "failure"}, data(e).message));
+  });
   events.addEventListener("stopped", (e) => {
     end();
     results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "STOPPED ", el("span", {class: "muted"}, data(e).message)),
@@ -149,7 +156,7 @@ function attach(state, j, note) {
 
 // "Run · case 3/16: edge-3 (rows=1, cols=3) · 2/16 done · 0:04 elapsed · limit 60 s a call, 180 s to load and compile"
 function statusLine(p) {
-  const parts = [p.submit ? "Submit" : "Run"];
+  const parts = [p.kind];
   if (p.current) parts.push(`case ${Math.min(p.done + 1, p.total || Infinity)}/${p.total ?? "?"}: ${p.current.name} (${sizes(p.current.params)})`);
   if (p.phase) parts.push(p.phase === "starting" ? "starting the worker…" : p.phase);
   if (p.total !== null) parts.push(`${p.done}/${p.total} done`);
