@@ -118,3 +118,11 @@ def test_a_solution_that_changes_the_models_weights_is_told_and_cannot_change_th
     assert result.verdict == Verdict.WRONG_ANSWER
     assert all("input 'model.weight' was modified" in t.message for t in result.tests), result.tests[0].message
     assert all("output" not in t.message.split("input 'model.weight'")[0] for t in result.tests)
+
+
+def test_no_code_of_the_solutions_runs_between_the_shipped_inputs_and_the_call():
+    """The draw-to-call window (tests/test_sealed.py) where the judge ships a LeetGPU folder's inputs: a gc
+    callback of the solution's saw each call's A before the call; it no longer runs there."""
+    result = judge("medium/8_matmul", "leetgpu_matmul_gc_peek.py")
+    accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]
+    assert result.verdict == Verdict.WRONG_ANSWER and not accepted, (result.verdict, accepted, result.message)

@@ -271,3 +271,13 @@ def test_the_torch_baseline_of_a_leetgpu_folder_may_read_its_checkout(tmp_path):
     with pytest.raises(SubmissionInvalid):
         closed.start(120)
     closed.stop()
+
+
+def test_no_code_of_the_solutions_runs_between_the_draw_and_the_call():
+    """A gc callback that computed each call's answer from its freshly drawn inputs, outside the call: found in
+    KernelBench mode (tests/test_kernelbench_e2e.py) and closed there first; YAML specs and LeetGPU folders had
+    the same window (docs/security.md).  Closed for every kind of challenge now (judge/worker/draw_window.py):
+    the stash stays empty and the zeros solve() writes instead are wrong."""
+    result = judge("hostile_gc_precompute.py")
+    accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]  # before: every case after the first
+    assert result.verdict == Verdict.WRONG_ANSWER and len(result.tests) > 5 and not accepted, (result.verdict, accepted)

@@ -379,6 +379,9 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     _record(before, stream)
     guard(prepared)
     _record(begin, stream)
+    opening = getattr(session, "before_solve", None)
+    if opening is not None:  # the window from the draw closes (judge/worker/draw_window.py)
+        opening()
     solve_called = _clock()
     session.solve(*args)
     clear_hooks()  # before any more of the judge's code runs: work a hook queues now is still timed

@@ -133,6 +133,7 @@ def _window(event) -> tuple[float, float] | None:
 def _solve(session, args: list) -> float:
     """solve() as a timed call makes it: the hooks it left cleared, its library's threads looked at, then
     the synchronize; the host's milliseconds from the call to its return."""
+    session.before_solve()
     start = session.clock()
     session.solve(*args)
     timed_loop.clear_hooks()

@@ -23,8 +23,6 @@ draws, judge/challenge/tensors.py).
 from __future__ import annotations
 
 import builtins
-import gc
-import signal
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -32,7 +30,6 @@ from torch.overrides import TorchFunctionMode
 from judge.challenge.kernelbench_problem import Problem, ProblemError
 from judge.challenge.spec_model import Tensor
 from judge.challenge.tensors import TORCH_DTYPES, placed
-from judge.timer.timed_loop import clear_hooks
 from judge.worker.loader import SubmissionError, format_error, load_module
 
 __all__ = ["KernelBenchCall", "WrongReturn", "TorchTampered", "load", "forward_seed"]
@@ -43,7 +40,6 @@ _zero = torch.Tensor.zero_
 # Where torch keeps the functions a problem's get_inputs calls (torch.rand, Tensor.float, F.pad, ...).
 _WATCHED = (torch, torch.Tensor, torch.nn.functional, torch.random, torch.nn.init, builtins)
 _DUNDERS = ("__import__", "__build_class__")  # builtins the judge's own code calls (a lazy import)
-_gc_enable, _gc_disable = gc.enable, gc.disable
 BASELINE_MARK = "KERNELBENCH_BASELINE"  # the judge's torch baseline file (kernelbench.baseline_source)
 
 
@@ -117,21 +113,14 @@ class KernelBenchCall:
         self.result = None
         self.previous: list[torch.Tensor] = []  # held: its memory cannot be handed out again while it is
         self.untouched: _Untouched | None = None
-        self.gc_was_on = gc.isenabled()
-        self.gc_callbacks: list = []
-        self.handlers: dict = {}
 
     def watch(self) -> None:
-        """Record torch's functions, the builtins, the problem's functions, the garbage collector's callbacks and
-        the signal handlers: called just before the solution is imported."""
+        """Record torch's functions, the builtins and the problem's functions: called just before the solution is
+        imported.  (The collector, its callbacks and the signal handlers: the session's DrawWindow.)"""
         self.untouched = _Untouched(self.problem.namespace)
-        self.gc_callbacks = list(gc.callbacks)
-        self.handlers = {s: signal.getsignal(s) for s in signal.valid_signals() if signal.getsignal(s) is not None}
 
     # -- the call -------------------------------------------------------------------------
     def __call__(self, *args):
-        if self.gc_was_on:
-            _gc_enable()  # off from the draw until here (``quiet``)
         self.result = None
         self.result = self.model(*[args[i] for i in self.inputs])
 
@@ -178,8 +167,9 @@ class KernelBenchCall:
     # -- the inputs -----------------------------------------------------------------------
     def arguments(self, seed: int, alloc=None) -> list:
         """A call's arguments: the problem's inputs drawn from ``seed`` (in ``alloc``'s guarded buffers), empty
-        placeholders for the outputs; every tensor the draw made zeroed; torch then seeded for forward()."""
-        self.quiet()
+        placeholders for the outputs; every tensor the draw made zeroed; torch then seeded for forward().  The
+        session closed the window before (judge/worker/draw_window.py): no code of the solution's runs from here
+        until forward does."""
         changed = self.untouched.changed() if self.untouched is not None else []
         if changed:
             raise TorchTampered(f"the solution changed {', '.join(changed[:6])}{' ...' if len(changed) > 6 else ''}, "
@@ -202,25 +192,6 @@ class KernelBenchCall:
                     _zero(value.detach())
         torch.manual_seed(forward_seed(seed))
         return args
-
-
-    def quiet(self) -> None:
-        """No code of the solution's may run from the draw of a call's inputs until its forward does: there it
-        could compute the answer from them, outside any timed region (the red team of this mode).  So: no
-        profile or trace hook, torch mode (timed_loop.clear_hooks), garbage collection (whose callbacks and
-        finalizers run code: off until forward starts), garbage-collector callback, interval timer or Python
-        signal handler of the solution's."""
-        clear_hooks()
-        _gc_disable()
-        gc.callbacks[:] = self.gc_callbacks
-        for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
-            signal.setitimer(timer, 0)
-        for number, handler in self.handlers.items():
-            if signal.getsignal(number) is not handler:
-                try:
-                    signal.signal(number, handler)
-                except (OSError, ValueError, TypeError):
-                    pass
 
 
 def _overlap(a: torch.Tensor, b: torch.Tensor) -> bool:

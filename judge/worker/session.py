@@ -17,6 +17,7 @@ import torch
 from judge.challenge import shipped, shipped_module, tensors as tensor_args
 from judge.challenge.spec_model import Module
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
+from judge.worker.draw_window import DrawWindow
 from judge.worker import compile_events, kernel_trace, kernelbench_model, launches, loader, namespaces, protocol, sandbox
 from judge.worker.area import WorkerArea, span
 from judge.worker.guarded import Arena, Seal
@@ -85,6 +86,7 @@ class Session:
         self.weights: list = []  # the last call's models' parameters, as it got them (seal)
         self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
         self.kernelbench: kernelbench_model.KernelBenchCall | None = None  # a KernelBench problem's ModelNew
+        self.window = DrawWindow()  # no code of the solution's runs from a draw until the call (draw_window.py)
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -116,6 +118,7 @@ class Session:
                 torch.set_grad_enabled(False)  # KernelBench calls forward under no_grad (ProcessState keeps it)
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
             self.judge_threads = {thread.ident for thread in threading.enumerate()}
+            self.window.watch()
             self.protections = self.confine()
             self.solve = self.load_solution(names)
         except loader.SubmissionError as exc:
@@ -230,6 +233,7 @@ class Session:
     def arguments(self, params: dict, seed: int, arena: Arena | None = None) -> list:
         """A call's arguments, guarded and sealed: drawn from ``seed``, or copies of the bench request's
         shipped inputs.  ``arena``: the previous call's buffers, written again (Arena.again)."""
+        self.window.close()
         arena = arena.again() if arena is not None else Arena(self.device)
         if self.template is not None:
             args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty, self.outputs_kept)
@@ -240,6 +244,7 @@ class Session:
         return self.seal(args, arena)
 
     def shipped_arguments(self, header: dict, blobs, arena: Arena | None = None) -> list:
+        self.window.close()
         args = shipped.arguments_from_payload(self.spec.parameters, header["inputs"], list(blobs), self.device,
                                               arena.empty if arena else None)
         return self.seal(args, arena) if arena else args
@@ -256,6 +261,11 @@ class Session:
         """torch's per-call state as it was before the solution loaded (integrity.ProcessState)."""
         if self.state is not None:
             self.state.restore()
+
+    def before_solve(self) -> None:
+        """Right before solve() is called (every call site: timed_call, timed_loop.measured_call,
+        kernel_trace): the window from the draw closes (draw_window.py)."""
+        self.window.open()
 
     def after_solve(self) -> None:
         """Right after solve() returned, before the synchronize (timed_loop.measured_call calls it after the
@@ -357,6 +367,7 @@ class Session:
     def timed_call(self, args: list) -> float:
         """Run solve() once; milliseconds by CUDA events on GPU, by the host clock on CPU."""
         if not self.gpu:
+            self.before_solve()
             start = self.clock()
             self.solve(*args)
             timed_loop.clear_hooks()  # a hook the solution set would run its code inside the judge's
@@ -366,6 +377,7 @@ class Session:
         begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
         _synchronize()
         begin.record()
+        self.before_solve()
         start = self.clock()
         self.solve(*args)
         timed_loop.clear_hooks()
