@@ -281,3 +281,47 @@ def test_no_code_of_the_solutions_runs_between_the_draw_and_the_call():
     result = judge("hostile_gc_precompute.py")
     accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]  # before: every case after the first
     assert result.verdict == Verdict.WRONG_ANSWER and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
+
+
+def accepted_cases(result) -> list[str]:
+    return [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]
+
+
+@pytest.mark.parametrize("name", ["hostile_window_weakref_finalize.py", "hostile_window_tensor_dict_del.py"])
+def test_no_finalizer_run_by_reference_counting_sees_the_next_draw(name):
+    """Red team of the draw window: the collector is off from the draw until the call, but a finalizer also runs
+    when an object's last reference goes (weakref.finalize, or the __del__ of an object solve() hung on a tensor
+    it was given).  The judge drops the previous call's tensors inside the next draw (Session.seal replaces
+    self.sealed), with the fresh arguments in the frames above: the finalizer computed their answer there."""
+    result = judge(name)
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
+
+
+def test_no_audit_hook_sees_the_draw():
+    """Red team of the draw window: an audit hook (sys.addaudithook: it cannot be removed) runs at every audit
+    event, and the CPU-mode draw raises some (guarded.Arena._cpu: mmap.__new__, ctypes) right after the input's
+    values are drawn (tensors.placed holds them): the hook computed the answer there."""
+    result = judge("hostile_window_audit_hook.py")
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
+
+
+def test_no_patched_tensor_method_runs_in_the_draw():
+    """Red team of the draw window: the YAML draw calls torch.Tensor methods looked up at each call
+    (tensors.placed: ``.copy_``); solve() rebound torch.Tensor.copy_ and its wrapper computed the answer as the
+    judge copied the fresh input into its guarded buffer.  KernelBench mode compares torch's functions before
+    each draw (kernelbench_model._Untouched); YAML specs and LeetGPU folders did not."""
+    result = judge("hostile_window_tensor_method.py")
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
+
+
+def test_no_output_written_by_its_swapped_class_after_the_call():
+    """Red team (after solve() returns): solve() set ``output.__class__`` to a torch subclass whose
+    __torch_function__ writes the answer at the judge's first torch call on it, the seal's check
+    (guarded.Seal.broken -> _identity -> untyped_storage) after the clock stopped.  The seal compares the
+    storage, offset, shape, strides, dtype and device, not the class."""
+    result = judge("hostile_window_late_class.py")
+    accepted = accepted_cases(result)  # leaked: every case
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
