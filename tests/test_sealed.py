@@ -325,3 +325,13 @@ def test_no_output_written_by_its_swapped_class_after_the_call():
     result = judge("hostile_window_late_class.py")
     accepted = accepted_cases(result)  # leaked: every case
     assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_no_poisoned_cache_of_the_judges_runs_in_the_draw():
+    """Red team of the draw window: the guard zones' canary is cached in guarded._CANARIES, a dict the worker's
+    fingerprint sees only by identity; solve() swapped its tensor for a torch subclass, and every guarded buffer
+    the next draw allocated sliced it (guarded._Guarded, from tensors.placed, the drawn values in its frame): the
+    subclass's __torch_function__ computed the answer there."""
+    result = judge("hostile_window_canary_cache.py")
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
