@@ -335,3 +335,14 @@ def test_no_poisoned_cache_of_the_judges_runs_in_the_draw():
     result = judge("hostile_window_canary_cache.py")
     accepted = accepted_cases(result)  # leaked: every case after the first
     assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
+
+
+def test_no_thread_unlisted_by_threading_runs_through_the_draw():
+    """Red team of the draw window: a thread started with ``_thread.start_new_thread`` is not in
+    threading.enumerate(), so Session.threads_left never names it; it ran on through the next draws, read the
+    main thread's stack (sys._current_frames()) whenever the draw let go of the interpreter and computed the
+    answer from tensors.make_arguments' fresh input.  A race: in each of nine runs 1 to 3 of the 11 cases were
+    accepted; a judge that sees the thread would stop it (or fail the call) at the first."""
+    result = judge("hostile_window_raw_thread.py")
+    accepted = accepted_cases(result)
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
