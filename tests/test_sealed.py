@@ -346,3 +346,14 @@ def test_no_thread_unlisted_by_threading_runs_through_the_draw():
     result = judge("hostile_window_raw_thread.py")
     accepted = accepted_cases(result)
     assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_no_code_of_the_solutions_runs_between_the_request_and_the_draw():
+    """Red team of the draw window: it closes at the draw, but the call's seed and sizes arrive earlier, in the
+    request's header.  solve() put an object into its own request's header dict; its __del__ ran by reference
+    counting as the worker's loop (judge/worker/__main__.py) stored the next request in its place, read that
+    header's seed and params and drew the inputs itself with tensors.make_arguments: the answer was ready before
+    the window closed."""
+    result = judge("hostile_window_request_del.py")
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
