@@ -126,3 +126,12 @@ def test_no_code_of_the_solutions_runs_between_the_shipped_inputs_and_the_call()
     result = judge("medium/8_matmul", "leetgpu_matmul_gc_peek.py")
     accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]
     assert result.verdict == Verdict.WRONG_ANSWER and not accepted, (result.verdict, accepted, result.message)
+
+
+def test_no_finalizer_run_by_reference_counting_sees_the_shipped_inputs():
+    """Red team of the draw window (tests/test_sealed.py, test_no_finalizer_run_by_reference_counting_sees_the_next_draw)
+    on a folder whose inputs the judge ships: a weakref.finalize on the A solve() was given ran as the worker
+    sealed the next call's shipped inputs (Session.seal drops the previous call's tensors) and computed A @ B."""
+    result = judge("medium/8_matmul", "hostile_window_leetgpu_finalize.py")
+    accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted, result.message)
