@@ -92,6 +92,15 @@ def test_no_code_of_the_solution_runs_between_the_draw_and_its_forward():
     assert not any(t.verdict == Verdict.ACCEPTED for t in result.tests)
 
 
+def test_no_finalizer_run_by_reference_counting_runs_between_the_draw_and_its_forward():
+    """Red team of the draw window: the collector is off from the draw until forward, but a weakref.finalize on
+    the x forward was given ran by reference counting as the worker sealed the next draw (Session.seal drops the
+    previous call's tensors), after get_inputs and the check of torch's functions, and computed the answer."""
+    result = judge("1_Scaled_ReLU", "hostile_window_finalize")
+    accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]  # leaked: trials 2-5
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
 def test_load_inline_in_cpu_mode_says_it_needs_a_gpu_and_nvcc(tmp_path):
     solution = tmp_path / "cuda_relu.py"
     solution.write_text("from torch.utils.cpp_extension import load_inline\nimport torch.nn as nn\n"
