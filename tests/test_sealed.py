@@ -357,3 +357,13 @@ def test_no_code_of_the_solutions_runs_between_the_request_and_the_draw():
     result = judge("hostile_window_request_del.py")
     accepted = accepted_cases(result)  # leaked: every case after the first
     assert result.verdict != Verdict.ACCEPTED and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
+
+
+def test_no_signal_handler_runs_between_the_request_and_the_draw():
+    """Red team of the draw window: it puts the signal handlers back and cancels the interval timers only at the
+    draw.  A SIGALRM every 100 us, armed in solve(), ran its Python handler after the next request arrived and
+    before the draw: it read the header's seed and params on the worker loop's frame and drew the inputs itself
+    (tensors.make_arguments).  A race, won often: 6 to 8 of the 11 cases were accepted in each run."""
+    result = judge("hostile_window_itimer.py")
+    accepted = accepted_cases(result)
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
