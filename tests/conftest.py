@@ -84,6 +84,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def _collector_on_after_each_test():
+    """A worker session run inside the test process (tests/test_bench_loop.py) turns the garbage collector off
+    between its calls (judge/worker/draw_window.py); the next test gets it back."""
+    import gc
+
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
 def _private_history(tmp_path_factory, monkeypatch):
     """Every test records run/rank history in a temporary data dir, never in the real home."""
     monkeypatch.setenv("JUDGE_DATA_DIR", str(tmp_path_factory.mktemp("judge-data")))

@@ -36,12 +36,19 @@ def judge(name: str, spec=TINY, **options):
 @pytest.mark.parametrize("name", [
     "cheat_cache_by_shape.py",  # caught by the repeated sizes with new values
     "cheat_skip_after_warmup.py",
-    "cheat_patch_comparisons.py",  # comparisons happen in the judge's process
     "cheat_read_expected.py",  # the expected output never exists in the worker
 ])
 def test_cheats_are_wrong_answers(name):
     result = judge(name)
     assert result.verdict == Verdict.WRONG_ANSWER, result.message
+
+
+def test_patched_comparisons_are_put_back_and_named():
+    """Comparisons happen in the judge's process, so patching torch's in the worker never passed; since the
+    worker compares torch's callables after every call (judge/worker/draw_window.py) it is named at once."""
+    result = judge("cheat_patch_comparisons.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
+    assert "the solution changed torch.allclose, torch.equal" in result.message
 
 
 def test_a_thread_left_running_by_solve_is_a_runtime_error():

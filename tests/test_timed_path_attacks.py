@@ -22,7 +22,7 @@ from judge.timing import audit
 from judge.timer import cover, timed_loop as bench
 from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
 from judge.worker.integrity import Fingerprint
-from judge.worker.session import Session
+from judge.worker.session import Session, running_threads
 
 HONEST_S = 0.002  # the honest kernel's (fake) GPU time: 2 ms
 
@@ -43,7 +43,7 @@ class ArmedSession(RecordingSession):
     def __init__(self, solve):
         super().__init__(solve)
         self.fingerprint = Fingerprint()
-        self.judge_threads = {thread.ident for thread in threading.enumerate()}
+        self.judge_threads = running_threads()
 
 
 def find_session():

@@ -50,6 +50,11 @@ def main(argv: list[str]) -> int:
             return 0
         if not worker.handle(header, blobs):
             return 3  # the device is unusable after a fault: the judge starts a new worker
+        # Between requests no code of the solution's may run (judge/worker/draw_window.py): what it hung on this
+        # request's objects goes now, before the next one (its seed, its sizes) is read, and what that set up
+        # (a timer, a handler) is undone.
+        del header, blobs
+        worker.window.close()
 
 
 def _environment_failure(exc: ImportError) -> None:

@@ -1,57 +1,131 @@
-"""No code of the solution's runs from the draw of a call's inputs until the call itself.
+"""No code of the solution's runs while the solution is not being called.
 
-Between the moment the worker draws a call's inputs (from the seed: a YAML spec's generators, a
-KernelBench problem's ``get_inputs``; or copies of a LeetGPU folder's shipped inputs) and the moment
-``solve()`` starts, code the solution left behind could still run: a garbage collector callback or a
-finalizer of its objects (a collection starts on any allocation, and the draw allocates), a Python signal
-handler or an interval timer, a profile or trace hook, a torch function or dispatch mode.  There it can see
-the fresh inputs and compute the answer outside any timed region, so that ``solve()`` only copies it
-(the red team of KernelBench mode did it with a ``gc.callbacks`` function).  The window is closed at every
-draw and opened as the call starts:
+From the end of one call until the next ``solve()`` starts, the worker receives the next request (its seed
+and sizes), draws the call's inputs (a YAML spec's generators, a KernelBench problem's ``get_inputs``) or
+copies the inputs the judge shipped (a LeetGPU folder), and checks and sends the last call's outputs.
+Code the solution left behind that runs there can see the fresh inputs and compute the answer outside any
+timed region (``solve()`` then only copies it), or finish the outputs after the clock stopped.  The red
+teams of 2026-11-28 ran code there through: a garbage-collector callback; a finalizer (``weakref.finalize``,
+a ``__del__``) on an object the judge dropped during a draw; a signal handler and an interval timer; an
+audit hook (``sys.addaudithook``: it cannot be removed); a patched ``torch.Tensor`` method the draw calls; a
+tensor of the judge's whose class or attributes the solution changed; a thread invisible to ``threading``.
+So the window is closed whenever the solution is not being called:
 
-- ``watch`` (once, just before the solution is imported) records the collector's callbacks, whether the
-  collector is on, and the Python signal handlers;
-- ``close`` (at each draw) clears the hooks and torch modes (timed_loop.clear_hooks), turns the collector
-  off, puts its callbacks and the signal handlers back as recorded and cancels the interval timers;
-- ``open`` (right before ``solve()`` is called) turns the collector back on if it was.
+- ``watch`` (once, just before the solution is imported) records the collector's state and callbacks, the
+  Python signal handlers and the callables of torch's namespaces and the builtins, and installs an audit
+  hook that refuses any later one (a hook that raises stops ``sys.addaudithook``);
+- ``close`` (after the import, after every call, before every draw) clears profile and trace hooks and
+  torch modes (timed_loop.clear_hooks), turns the collector off, puts its callbacks, the signal handlers
+  and torch's callables back as recorded (what it had to put back is a problem the next check reports)
+  and cancels the interval timers;
+- ``open`` (as ``solve()`` is called) turns the collector back on if it was on: the finalizers of the
+  solution's own garbage run inside the call, where their time counts.
 
-What the window cannot hold out is native code the solution loaded (a CUDA C++ library's thread): the
-checks after each call name the threads it left running (session.threads_left).
+The session does the rest (judge/worker/session.py): it drops the previous call's tensors, their
+attributes and their class put back, before the window closes for a draw, so no finalizer of theirs
+runs in one, and it names threads of the solution's that ``threading`` does not list.  Python code of
+the solution's can still rewrite the worker's own state; docs/security.md says what that leaves.
 """
 
 from __future__ import annotations
 
+import builtins
 import gc
 import signal
+import sys
+from operator import is_, itemgetter
+
+import torch
 
 from judge.timer.timed_loop import clear_hooks
 
-__all__ = ["DrawWindow"]
+__all__ = ["DrawWindow", "WATCHED"]
 
 # Bound once: a solution that rebinds gc.enable or signal.signal does not change what the window calls.
 _gc_enable, _gc_disable, _gc_isenabled, _gc_callbacks = gc.enable, gc.disable, gc.isenabled, gc.callbacks
 _setitimer, _getsignal, _set_handler, _valid_signals = signal.setitimer, signal.getsignal, signal.signal, \
     signal.valid_signals
 _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+_all, _map, _vars, _setattr = all, map, vars, setattr
+# Where torch keeps the functions the judge's draws and checks call (torch.rand, Tensor.copy_, F.pad, ...).
+WATCHED = (torch, torch.Tensor, torch.nn.functional, torch.random, torch.nn.init, builtins)
+
+
+class _Callables:
+    """The callables of ``owners`` as they were; ``changed`` puts back those that differ, takes away callables
+    added to a class since (``torch.Tensor.copy_`` set by the solution shadows the C method the draw calls),
+    and names them.  About 40 µs for torch's 1700 (a C-level comparison per namespace, names only when one
+    differs)."""
+
+    def __init__(self, owners):
+        self.groups = []
+        for owner in owners:
+            names = [name for name, value in list(_vars(owner).items()) if callable(value)]
+            self.groups.append([owner, names, itemgetter(*names), itemgetter(*names)(_vars(owner)),
+                                len(_vars(owner))])
+
+    def changed(self) -> list[str]:
+        found = []
+        for group in self.groups:
+            owner, names, read, values, size = group
+            try:
+                if len(_vars(owner)) == size and _all(_map(is_, read(_vars(owner)), values)):
+                    continue
+            except KeyError:  # one was deleted
+                pass
+            found += self._put_back(owner, names, values)
+            group[4] = len(_vars(owner))  # what is left added is no callable (a submodule torch imported lazily)
+        return found
+
+    @staticmethod
+    def _put_back(owner, names: list, values: tuple) -> list[str]:
+        found, kept = [], set(names)
+        label = getattr(owner, "__name__", str(owner))
+        for name, value in zip(names, values):
+            if _vars(owner).get(name) is not value:
+                found.append(f"{label}.{name}")
+                _setattr(owner, name, value)
+        if isinstance(owner, type):
+            for name, value in list(_vars(owner).items()):
+                if name not in kept and callable(value):
+                    found.append(f"{label}.{name}")
+                    delattr(owner, name)
+        return found
+
+
+def _refuse_audit_hooks(refused: list):
+    """The worker's one audit hook: it refuses every later one (and counts them)."""
+
+    def hook(event, args):
+        if event == "sys.addaudithook":
+            refused.append(1)
+            raise RuntimeError("the judge's worker takes no audit hook")
+
+    return hook
 
 
 class DrawWindow:
-    """The worker's state that code run in the window could use, as it was before the solution loaded."""
+    """The worker's state that code run outside a call could use, as it was before the solution loaded."""
 
     def __init__(self):
         self.gc_was_on = True
         self.callbacks: list = []
         self.handlers: dict = {}
+        self.callables: _Callables | None = None
+        self.refused: list = []  # audit hooks refused (sys.addaudithook)
+        self.problems: list[str] = []  # what close() put back, for the next call's check
         self.closed = False
 
     def watch(self) -> None:
-        """Record the collector's state and callbacks and the signal handlers: just before the solution loads."""
+        """Record what ``close`` puts back and refuse audit hooks: just before the solution loads."""
         self.gc_was_on = _gc_isenabled()
         self.callbacks = list(_gc_callbacks)
         self.handlers = {s: _getsignal(s) for s in _valid_signals() if _getsignal(s) is not None}
+        self.callables = _Callables(WATCHED)
+        sys.addaudithook(_refuse_audit_hooks(self.refused))
 
     def close(self) -> None:
-        """Before a draw: from here until ``open``, nothing the solution registered can run."""
+        """From here until ``open``, nothing the solution registered can run."""
         clear_hooks()
         _gc_disable()
         _gc_callbacks[:] = self.callbacks
@@ -63,12 +137,27 @@ class DrawWindow:
                     _set_handler(number, handler)
                 except (OSError, ValueError, TypeError):
                     pass
+        changed = self.callables.changed() if self.callables is not None else []
+        if changed:
+            self.problems.append(
+                f"the solution changed {', '.join(changed[:6])}{' ...' if len(changed) > 6 else ''}, which the "
+                "judge's own code calls between the calls (drawing the inputs, checking the outputs): the calls' "
+                "inputs and results cannot be trusted (put back as they were)")
         self.closed = True
 
     def open(self) -> None:
-        """As ``solve()`` is called: the collector as it was (its collections run the solution's finalizers
-        inside the call, where their time counts)."""
+        """As ``solve()`` is called: the collector as it was."""
         if self.closed:
             self.closed = False
             if self.gc_was_on:
                 _gc_enable()
+
+    def take_problems(self) -> list[str]:
+        """What the solution did that ``close`` undid, and the audit hooks refused, once each."""
+        problems, self.problems = self.problems, []
+        if self.refused:
+            problems.append(f"the solution tried to add an audit hook (sys.addaudithook, {len(self.refused)} "
+                            "time(s)): it would run inside the judge's own code between the calls; the worker "
+                            "refuses them")
+            self.refused.clear()
+        return problems

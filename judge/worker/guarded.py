@@ -43,6 +43,7 @@ UNMAPPED_MIN = 256 * 1024**2  # address space only (MAP_NORESERVE, PROT_NONE): i
 # Bound before the solution is imported (the worker imports this module first).
 _empty, _equal, _ne = torch.empty, torch.equal, torch.ne
 _copy = torch.Tensor.copy_
+_PLAIN = torch.Tensor
 # `judge run --sanitize` (judging/sanitize.py): on a GPU every tensor is an allocation of its own, exactly its
 # size (torch's caching allocator is off there too), so that compute-sanitizer's memcheck sees an access past
 # it, which would land in a guard zone, inside the same allocation, otherwise.  The sanitizer checks instead.
@@ -64,7 +65,9 @@ def canary_on(device, nbytes: int) -> torch.Tensor:
     every worker; no value a kernel writes by accident).  Cached per device, grown when a longer one is asked."""
     device = torch.device(device)
     have = _CANARIES.get(device)
-    if have is None or have.numel() < nbytes:
+    # Only the judge's plain tensor: a subclass put here would run its __torch_function__ inside a draw
+    # (the red team of the draw window); the class is read before anything else of it.
+    if type(have) is not _PLAIN or have.dtype != torch.uint8 or have.device != device or have.numel() < nbytes:
         gen = torch.Generator(device="cpu")
         gen.manual_seed(0x6A756467)  # "judg"
         block = torch.randint(0, 256, (_BLOCK,), dtype=torch.uint8, generator=gen).to(device)

@@ -26,9 +26,24 @@ from judge.worker.limits import Limits, apply_rlimits
 from judge.timer import timed_loop
 
 _Event = torch.cuda.Event
+_PLAIN = torch.Tensor
+_current_frames = sys._current_frames
 _synchronize = torch.cuda.synchronize
 _to_bytes = tensor_args.to_bytes
 _DTYPE_NAMES = {dtype: name for name, dtype in tensor_args.TORCH_DTYPES.items()}
+
+
+def running_threads() -> set[int]:
+    """The idents of the threads running Python now: threading's, and those it does not list (_thread's)."""
+    return {thread.ident for thread in threading.enumerate()} | set(_current_frames())
+
+
+def _set_class(tensor, kind) -> None:
+    object.__setattr__(tensor, "__class__", kind)  # not the tensor's own __setattr__, which a subclass may define
+
+
+def _instance_dict(tensor) -> dict:
+    return object.__getattribute__(tensor, "__dict__")  # not through the class's __getattribute__
 
 
 def warm_up(device: str) -> None:
@@ -58,7 +73,12 @@ def warm_up(device: str) -> None:
 
 
 class ArgumentsTampered(RuntimeError):
-    """After a call: solve() re-pointed an argument, or wrote outside one (the message says which)."""
+    """After a call: solve() re-pointed an argument, or wrote outside one (the message says which).  ``fatal``:
+    the worker can no longer be trusted (a thread of the solution's runs on in it): a fresh one follows."""
+
+    def __init__(self, message: str, fatal: bool = False):
+        super().__init__(message)
+        self.fatal = fatal
 
 
 class Session:
@@ -86,7 +106,9 @@ class Session:
         self.weights: list = []  # the last call's models' parameters, as it got them (seal)
         self.cuda_stand_ins: CudaStandIns | None = None  # CPU mode: torch.cuda.synchronize() & co. answer for it
         self.kernelbench: kernelbench_model.KernelBenchCall | None = None  # a KernelBench problem's ModelNew
-        self.window = DrawWindow()  # no code of the solution's runs from a draw until the call (draw_window.py)
+        self.window = DrawWindow()  # no code of the solution's runs between its calls (draw_window.py)
+        self.changed_tensors: list[str] = []  # the judge's tensors whose class solve() changed (after_solve)
+        self.moved_attributes: list = []  # what solve() hung on the judge's tensors, dropped before the next draw
 
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
@@ -117,10 +139,11 @@ class Session:
             if getattr(self.spec, "kernelbench", False):
                 torch.set_grad_enabled(False)  # KernelBench calls forward under no_grad (ProcessState keeps it)
             self.state, self.fingerprint = ProcessState(self.device), Fingerprint()
-            self.judge_threads = {thread.ident for thread in threading.enumerate()}
+            self.judge_threads = running_threads()
             self.window.watch()
             self.protections = self.confine()
             self.solve = self.load_solution(names)
+            self.window.close()  # what the import left (a timer, a handler, a patched torch) is undone now
         except loader.SubmissionError as exc:
             self.reply({"ok": False, "verdict": "invalid_submission", "message": str(exc)})
             return False
@@ -233,7 +256,7 @@ class Session:
     def arguments(self, params: dict, seed: int, arena: Arena | None = None) -> list:
         """A call's arguments, guarded and sealed: drawn from ``seed``, or copies of the bench request's
         shipped inputs.  ``arena``: the previous call's buffers, written again (Arena.again)."""
-        self.window.close()
+        self.forget_last_call()
         arena = arena.again() if arena is not None else Arena(self.device)
         if self.template is not None:
             args = shipped.fresh_arguments(self.spec.parameters, self.template, arena.empty, self.outputs_kept)
@@ -244,10 +267,36 @@ class Session:
         return self.seal(args, arena)
 
     def shipped_arguments(self, header: dict, blobs, arena: Arena | None = None) -> list:
-        self.window.close()
+        self.forget_last_call()
         args = shipped.arguments_from_payload(self.spec.parameters, header["inputs"], list(blobs), self.device,
                                               arena.empty if arena else None)
         return self.seal(args, arena) if arena else args
+
+    def forget_last_call(self) -> None:
+        """Before a draw: the previous call's tensors and what solve() hung on them go now, and then the window
+        closes, so a finalizer of the solution's (weakref.finalize, a __del__) that their end runs sees no
+        new input, and what it set up is undone (draw_window.py).  A tensor the arena hands out again lives
+        on, as the judge's plain tensor."""
+        self.moved_attributes = []
+        self.sealed, self.weights = None, []
+        self.window.close()
+
+    def keep_tensors_plain(self) -> None:
+        """Right after solve() returned, before any of the judge's code touches its tensors: a class solve()
+        gave one (a subclass whose __torch_function__ would run inside the judge's checks, after the clock) is
+        taken back and named; attributes it set on one (an instance attribute shadows a method the judge
+        calls) are moved away, and dropped before the next draw (forget_last_call)."""
+        if self.sealed is None:
+            return
+        for name, tensor in self.sealed[1]:
+            kind = type(tensor)
+            if kind is not _PLAIN:
+                _set_class(tensor, _PLAIN)
+                self.changed_tensors.append(f"'{name}' (made a {kind.__module__}.{kind.__qualname__})")
+            attributes = _instance_dict(tensor)
+            if attributes:
+                self.moved_attributes.append(dict(attributes))
+                attributes.clear()
 
     def seal(self, args: list, arena: Arena) -> list:
         named = [(p.name, args[i]) for i, p in tensor_args.tensor_params(self.spec)]
@@ -272,6 +321,7 @@ class Session:
         end event): what only that moment shows, a CUDA C++ library's native threads (cuda_solve.py), and
         the solution's Python threads still running as it returned (``threads_left``: one that sleeps and
         writes later ended before the check on a busy machine, and its case was accepted in one run of ten)."""
+        self.keep_tensors_plain()
         self.threads_at_return = self._solution_threads()
         after = getattr(self.solve, "after_call", None)
         if after is not None:
@@ -283,8 +333,15 @@ class Session:
         """After every call, outside any timed region: the judge's code is as it was, torch's state
         is set back, the arguments still view the judge's buffers and nothing wrote outside them
         (integrity.py, guarded.py).  Raises ArgumentsTampered."""
-        problems = self.code_kept() + self.threads_left() + self.modes_left()
+        threads = self.threads_left()
+        problems = self.code_kept() + threads + self.modes_left() + self.window.take_problems()
+        if self.changed_tensors:
+            problems.append(f"solve() changed the class of the judge's tensor {', '.join(self.changed_tensors)}: its "
+                            "methods would run the solution's code inside the judge's checks, after the clock")
+            self.changed_tensors = []
         self.restore_state()
+        if threads:  # it runs on between the calls, where nothing else of the solution's may: this worker ends
+            raise ArgumentsTampered("\n".join(problems), fatal=True)
         if self.sealed is None:
             if problems:
                 raise ArgumentsTampered("\n".join(problems))
@@ -322,7 +379,11 @@ class Session:
         """ident -> name of the Python threads running now that the worker did not start itself."""
         if self.judge_threads is None:
             return {}
-        return {t.ident: t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()}
+        found = {t.ident: t.name for t in threading.enumerate() if t.ident not in self.judge_threads and t.is_alive()}
+        for ident in _current_frames():  # a thread of _thread.start_new_thread: threading does not list it
+            if ident not in self.judge_threads and ident not in found:
+                found[ident] = f"a thread threading does not list ({ident})"
+        return found
 
     @staticmethod
     def modes_left() -> list[str]:
@@ -463,6 +524,9 @@ class Session:
         healthy = self.device_is_healthy()
         if not healthy:
             message += "\n(the GPU context is unusable after this error: a fresh worker is started)"
+        elif getattr(exc, "fatal", False):
+            message += "\n(that thread runs on in the solution's process: a fresh one is started for the next call)"
+            healthy = False
         self.reply({"ok": False, "verdict": verdict, "message": message, "fatal": not healthy})
         return healthy
 
