@@ -11,10 +11,11 @@ device, sharing no memory with an input or with what the previous call returned,
 held so that the allocator cannot hand its memory out again) and puts it in those places,
 where the session's digest, replies and checks read outputs.
 
-The draw runs the problem's code after the solution loaded, so first the torch functions
-it may call, and the problem's own functions, are compared with what they were before the
-solution was imported: a solution that patched ``torch.rand`` (to see, or compute from,
-the inputs while they are drawn, outside any timed region) is stopped.  Every tensor the
+The draw runs the problem's code after the solution loaded, so first the problem's own
+functions are compared with what they were before the solution was imported (torch's
+functions and the builtins: the session's DrawWindow, judge/worker/draw_window.py, after
+every call): a solution that patched ``torch.rand`` or ``get_inputs`` (to see, or compute
+from, the inputs while they are drawn, outside any timed region) is stopped.  Every tensor the
 draw made is zeroed once copied into the guarded buffers: no memory torch frees holds the
 values the inputs hide during the launch guard's spin (the red team's find for seeded
 draws, judge/challenge/tensors.py).
@@ -22,7 +23,6 @@ draws, judge/challenge/tensors.py).
 
 from __future__ import annotations
 
-import builtins
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -37,9 +37,6 @@ __all__ = ["KernelBenchCall", "WrongReturn", "TorchTampered", "load", "forward_s
 _PLAIN = torch.Tensor
 _empty = torch.empty
 _zero = torch.Tensor.zero_
-# Where torch keeps the functions a problem's get_inputs calls (torch.rand, Tensor.float, F.pad, ...).
-_WATCHED = (torch, torch.Tensor, torch.nn.functional, torch.random, torch.nn.init, builtins)
-_DUNDERS = ("__import__", "__build_class__")  # builtins the judge's own code calls (a lazy import)
 BASELINE_MARK = "KERNELBENCH_BASELINE"  # the judge's torch baseline file (kernelbench.baseline_source)
 
 
@@ -77,21 +74,15 @@ class _Made(TorchFunctionMode):
 
 
 class _Untouched:
-    """The callables of torch's namespaces and of the problem's module as they were before the solution
-    loaded; ``changed`` names those that differ now and puts the originals back."""
+    """The problem's module as it was before the solution loaded; ``changed`` names what differs now and puts
+    the originals back.  (torch's callables and the builtins: the session's DrawWindow, after every call.)"""
 
     def __init__(self, namespace: dict):
-        self.entries = [(owner, name, value) for owner in _WATCHED for name, value in list(vars(owner).items())
-                        if callable(value) and (not name.startswith("__") or name in _DUNDERS)]
         self.namespace, self.saved = namespace, dict(namespace)
         self.code = {name: value.__code__ for name, value in namespace.items() if hasattr(value, "__code__")}
 
     def changed(self) -> list[str]:
         found = []
-        for owner, name, value in self.entries:
-            if vars(owner).get(name) is not value:
-                found.append(f"{getattr(owner, '__name__', owner)}.{name}")
-                setattr(owner, name, value)
         for name, value in self.saved.items():
             if self.namespace.get(name) is not value:
                 found.append(f"the problem's {name}")
@@ -115,8 +106,8 @@ class KernelBenchCall:
         self.untouched: _Untouched | None = None
 
     def watch(self) -> None:
-        """Record torch's functions, the builtins and the problem's functions: called just before the solution is
-        imported.  (The collector, its callbacks and the signal handlers: the session's DrawWindow.)"""
+        """Record the problem's functions: called just before the solution is imported.  (torch's functions, the
+        builtins, the collector and the signal handlers: the session's DrawWindow.)"""
         self.untouched = _Untouched(self.problem.namespace)
 
     # -- the call -------------------------------------------------------------------------
