@@ -367,3 +367,24 @@ def test_no_signal_handler_runs_between_the_request_and_the_draw():
     result = judge("hostile_window_itimer.py")
     accepted = accepted_cases(result)
     assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_no_python_kernel_registered_for_an_aten_op_runs_in_the_draw():
+    """Red team 2 of the draw window: the solution's import registered a Python kernel for aten::copy_ on the
+    AutogradCPU dispatch key (torch.library.Library("aten", "IMPL")).  That is state of torch's dispatcher, in C:
+    no callable of torch's namespaces changes, so DrawWindow.close (_Callables) sees nothing.  The YAML draw
+    copies each fresh input into its guarded buffer (tensors.placed: ``.copy_(values)``): the kernel kept the
+    answer there, untimed."""
+    result = judge("hostile_window2_aten_kernel.py")
+    accepted = accepted_cases(result)  # leaked: 8 of the 11 cases
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_no_property_set_on_tensor_runs_in_the_draw():
+    """Red team 2 of the draw window: solve() set ``torch.Tensor.shape = property(getter)``.  DrawWindow's
+    _Callables compares and takes away only callable entries of torch.Tensor's namespace; a property object is
+    not callable, so it stays (and nothing is reported).  The draw reads the fresh input's shape as it places it
+    (tensors.placed: ``tuple(values.shape)``): the getter kept the answer there, untimed."""
+    result = judge("hostile_window2_tensor_property.py")
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
