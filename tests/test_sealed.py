@@ -388,3 +388,23 @@ def test_no_property_set_on_tensor_runs_in_the_draw():
     result = judge("hostile_window2_tensor_property.py")
     accepted = accepted_cases(result)  # leaked: every case after the first
     assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_no_patched_spec_method_runs_in_the_draw():
+    """Red team 2 of the draw window: integrity.Fingerprint watches the worker's modules, not
+    judge.challenge.spec_model, and it runs only after a call.  solve() rebound Spec.shape_of, which the YAML draw
+    calls (tensors.make_arguments) with the call's seed and sizes in its frame: the wrapper drew the inputs
+    itself there (tensors.make_arguments) and kept the answer, untimed."""
+    result = judge("hostile_window2_spec_method.py")
+    accepted = accepted_cases(result)  # leaked: every case after the first
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_no_python_kernel_for_an_aten_op_writes_the_outputs_after_the_call():
+    """Red team 2, after solve() returns: the import registered a Python kernel for aten::detach on the
+    AutogradCPU dispatch key (torch.library); solve() wrote nothing.  The judge's read-back of the output
+    (Session.send_tensors -> tensors.raw_bytes: ``.detach()``) ran the kernel, which wrote the answer into the
+    output after the clock: every case accepted, none of the work timed."""
+    result = judge("hostile_window2_aten_after_call.py")
+    accepted = accepted_cases(result)  # leaked: all 11 cases, verdict ACCEPTED
+    assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
