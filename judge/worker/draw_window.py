@@ -52,15 +52,16 @@ WATCHED = (torch, torch.Tensor, torch.nn.functional, torch.random, torch.nn.init
 
 
 class _Callables:
-    """The callables of ``owners`` as they were; ``changed`` puts back those that differ, takes away callables
-    added to a class since (``torch.Tensor.copy_`` set by the solution shadows the C method the draw calls),
-    and names them.  About 40 µs for torch's 1700 (a C-level comparison per namespace, names only when one
-    differs)."""
+    """The callables of the watched modules, and every entry of the watched classes (a property set on
+    ``torch.Tensor``, say ``shape``, runs code as the draw reads it), as they were; ``changed`` puts back those
+    that differ, takes away entries added to a class since (``torch.Tensor.copy_`` set by the solution shadows
+    the C method the draw calls), and names them.  About 40 µs for torch's 1700 (a C-level comparison per
+    namespace, names only when one differs)."""
 
     def __init__(self, owners):
         self.groups = []
         for owner in owners:
-            names = [name for name, value in list(_vars(owner).items()) if callable(value)]
+            names = [name for name, value in list(_vars(owner).items()) if isinstance(owner, type) or callable(value)]
             self.groups.append([owner, names, itemgetter(*names), itemgetter(*names)(_vars(owner)),
                                 len(_vars(owner))])
 
@@ -86,11 +87,26 @@ class _Callables:
                 found.append(f"{label}.{name}")
                 _setattr(owner, name, value)
         if isinstance(owner, type):
-            for name, value in list(_vars(owner).items()):
-                if name not in kept and callable(value):
-                    found.append(f"{label}.{name}")
-                    delattr(owner, name)
+            for name in [name for name in list(_vars(owner)) if name not in kept]:
+                found.append(f"{label}.{name}")
+                delattr(owner, name)
         return found
+
+
+def _refuse_aten_kernels(register):
+    """torch's C dispatcher takes Python kernels for its own operators (``torch.library.Library("aten",
+    "IMPL")``): one on ``aten::copy_`` ran inside the draw, one on ``aten::detach`` wrote the outputs as the
+    judge read them back (the red team, round 2), and no Python callable changes.  The worker refuses them
+    for torch's own namespaces; a solution's own namespace (a custom op) is its own."""
+
+    def library(kind, ns, *rest):
+        if ns in ("aten", "prims", "_"):
+            raise RuntimeError(f"the judge's worker takes no kernel of the solution's for torch's own operators "
+                               f"(torch.library.Library({ns!r}, {kind!r})): the judge's code calls them between "
+                               "the calls")
+        return register(kind, ns, *rest)
+
+    return library
 
 
 def _refuse_audit_hooks(refused: list):
@@ -123,6 +139,7 @@ class DrawWindow:
         self.handlers = {s: _getsignal(s) for s in _valid_signals() if _getsignal(s) is not None}
         self.callables = _Callables(WATCHED)
         sys.addaudithook(_refuse_audit_hooks(self.refused))
+        torch._C._dispatch_library = _refuse_aten_kernels(torch._C._dispatch_library)
 
     def close(self) -> None:
         """From here until ``open``, nothing the solution registered can run."""

@@ -34,6 +34,7 @@ WATCHED_MODULES = (
     "judge.timer.guard", "judge.timer.fills", "judge.challenge.tensors", "judge.challenge.shipped",
     "judge.challenge.shipped_module",
     "judge.worker.launches", "judge.worker.kernelbench_model", "judge.challenge.kernelbench_problem",
+    "judge.challenge.spec_model", "judge.worker.draw_window",  # the draw calls the spec's methods (red team, round 2)
 )
 
 

@@ -280,6 +280,8 @@ class Session:
         self.moved_attributes = []
         self.sealed, self.weights = None, []
         self.window.close()
+        if self.fingerprint is not None:  # the draw runs the judge's code too: as it was (put back, and named)
+            self.window.problems += self.code_kept()
 
     def keep_tensors_plain(self) -> None:
         """Right after solve() returned, before any of the judge's code touches its tensors: a class solve()
