@@ -408,3 +408,26 @@ def test_no_python_kernel_for_an_aten_op_writes_the_outputs_after_the_call():
     result = judge("hostile_window2_aten_after_call.py")
     accepted = accepted_cases(result)  # leaked: all 11 cases, verdict ACCEPTED
     assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
+
+
+def test_the_window_lets_torch_compile_in_and_keeps_aten_kernels_out(monkeypatch):
+    """What the window refuses must not refuse honest code: torch.compile defines `prims` ops of its own and
+    torch._dynamo wraps torch.manual_seed as it is imported (the judge calls the original it bound before);
+    a custom op in the solution's own namespace stays its own.  A kernel on an `aten` operator is refused."""
+    import torch
+
+    from judge.worker.draw_window import DrawWindow
+
+    monkeypatch.setattr(torch._C, "_dispatch_library", torch._C._dispatch_library)  # put back after the test
+    window = DrawWindow()
+    window.watch()
+    import torch._dynamo  # noqa: F401 - its import wraps torch.manual_seed
+    import torch._inductor.inductor_prims  # noqa: F401 - defines prims ops (a "prims" FRAGMENT library)
+
+    own = torch.library.Library("judge_test_own_ns", "FRAGMENT")
+    own.define("twice(Tensor x) -> Tensor")
+    with pytest.raises(RuntimeError, match="no kernel of the solution's for torch's own operators"):
+        torch.library.Library("aten", "IMPL")
+    window.close()
+    assert window.take_problems() == []
+    window.open()

@@ -28,6 +28,8 @@ from judge.challenge.kernelbench_format import PROBLEM_NAMES, ProblemFormatError
 
 __all__ = ["Problem", "ProblemError", "seeded"]
 
+_manual_seed = torch.manual_seed  # bound at import, before a solution's torch.compile has torch._dynamo wrap it
+
 
 class ProblemError(ValueError):
     """The problem's own code failed (importing it, get_inputs, the model); the message says where."""
@@ -38,7 +40,7 @@ def seeded(seed: int, devices=()):
     """torch's generators seeded with ``seed`` (KernelBench's set_seed), restored afterwards: the draws
     here leave the caller's random state as it was.  ``devices``: the CUDA devices whose state to keep."""
     with torch.random.fork_rng(devices=list(devices)):
-        torch.manual_seed(int(seed) % 2**64)
+        _manual_seed(int(seed) % 2**64)
         yield
 
 

@@ -51,6 +51,11 @@ _all, _map, _vars, _setattr = all, map, vars, setattr
 WATCHED = (torch, torch.Tensor, torch.nn.functional, torch.random, torch.nn.init, builtins)
 
 
+# What torch itself replaces later (torch._dynamo, imported by a solution's torch.compile, wraps torch.manual_seed):
+# not watched; the judge's code calls the original, bound before the solution loads (kernelbench_model.py).
+_REWRAPPED = {(torch, "manual_seed")}
+
+
 class _Callables:
     """The callables of the watched modules, and every entry of the watched classes (a property set on
     ``torch.Tensor``, say ``shape``, runs code as the draw reads it), as they were; ``changed`` puts back those
@@ -61,7 +66,8 @@ class _Callables:
     def __init__(self, owners):
         self.groups = []
         for owner in owners:
-            names = [name for name, value in list(_vars(owner).items()) if isinstance(owner, type) or callable(value)]
+            names = [name for name, value in list(_vars(owner).items())
+                     if (isinstance(owner, type) or callable(value)) and (owner, name) not in _REWRAPPED]
             self.groups.append([owner, names, itemgetter(*names), itemgetter(*names)(_vars(owner)),
                                 len(_vars(owner))])
 
@@ -96,11 +102,13 @@ class _Callables:
 def _refuse_aten_kernels(register):
     """torch's C dispatcher takes Python kernels for its own operators (``torch.library.Library("aten",
     "IMPL")``): one on ``aten::copy_`` ran inside the draw, one on ``aten::detach`` wrote the outputs as the
-    judge read them back (the red team, round 2), and no Python callable changes.  The worker refuses them
-    for torch's own namespaces; a solution's own namespace (a custom op) is its own."""
+    judge read them back (the red team, round 2), and no Python callable changes.  The worker refuses every
+    library of the solution's on the ``aten`` namespace (torch registers its own at import, before this; its
+    opt-in ones, jiterator and the FA3/FA4 switches, are refused too); other namespaces (a custom op, the
+    ``prims`` torch.compile defines) are left alone."""
 
     def library(kind, ns, *rest):
-        if ns in ("aten", "prims", "_"):
+        if ns == "aten":
             raise RuntimeError(f"the judge's worker takes no kernel of the solution's for torch's own operators "
                                f"(torch.library.Library({ns!r}, {kind!r})): the judge's code calls them between "
                                "the calls")

@@ -37,6 +37,7 @@ __all__ = ["KernelBenchCall", "WrongReturn", "TorchTampered", "load", "forward_s
 _PLAIN = torch.Tensor
 _empty = torch.empty
 _zero = torch.Tensor.zero_
+_manual_seed = torch.manual_seed  # bound before the solution loads: torch._dynamo wraps it later (draw_window.py)
 BASELINE_MARK = "KERNELBENCH_BASELINE"  # the judge's torch baseline file (kernelbench.baseline_source)
 
 
@@ -181,7 +182,7 @@ class KernelBenchCall:
             for value in [*made.made.values(), *(v for v in values if isinstance(v, torch.Tensor))]:
                 if value.numel() and not any(value is a for a in args):
                     _zero(value.detach())
-        torch.manual_seed(forward_seed(seed))
+        _manual_seed(forward_seed(seed))
         return args
 
 
