@@ -315,7 +315,7 @@ class Session:
 
     def before_solve(self) -> None:
         """Right before solve() is called (every call site: timed_call, timed_loop.measured_call,
-        kernel_trace): the window from the draw closes (draw_window.py)."""
+        kernel_trace): the window closed since the last call opens (draw_window.py: the collector back on)."""
         self.window.open()
 
     def after_solve(self) -> None:

@@ -65,10 +65,16 @@ def wait_ended(pids: list[int], timeout: float) -> list[int]:
     done); the ones still running then."""
     deadline = time.monotonic() + timeout
     while True:
-        running = [pid for pid in pids if (_stat(pid) or ["X"])[0] not in ("Z", "X")]
+        running = [pid for pid in pids if _running(pid)]
         if not running or time.monotonic() >= deadline:
             return running
         time.sleep(0.002)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and has not ended (a zombie's exit is done)."""
+    fields = _stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
 
 
 def _stat(pid: int, tid: int | None = None) -> list[str] | None:
@@ -110,8 +116,7 @@ def left_running(root: int, most: int = 64) -> list[str]:
     """The live processes below ``root`` (zombies left out), as "pid name" (at most ``most``)."""
     live = []
     for pid in descendants(root, most=4096):
-        fields = _stat(pid)
-        if fields is not None and fields[0] not in ("Z", "X"):
+        if _running(pid):
             live.append(f"{pid} {_name(pid)}")
             if len(live) >= most:
                 break
