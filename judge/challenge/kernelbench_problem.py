@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import linecache
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,6 +62,9 @@ class Problem:
             raise ProblemError(f"{self.path} {exc}") from None
         digest = hashlib.blake2b(self.source.encode(), digest_size=6).hexdigest()
         namespace = {"__name__": f"kernelbench_problem_{digest}", "__file__": self.path}
+        # Its lines as run, for whatever asks for them (a traceback, torch.compile's tracer) without the file: a
+        # sandboxed worker may not read it, and CPU mode's sizes are not the file's.
+        linecache.cache[self.path] = (len(self.source), None, self.source.splitlines(True), self.path)
         try:
             exec(compile(tree, self.path, "exec"), namespace)  # noqa: S102 - the user's problem file, trusted
         except BaseException as exc:  # noqa: BLE001 - the problem's failure, reported with its line

@@ -296,19 +296,19 @@ class KernelBenchRunner(Runner):
         return worker
 
     def prepare_worker(self, worker) -> None:
-        """load_inline's build folder (writable to the worker) and CUDA's toolkit (readable), on a GPU."""
-        if self.interpret:
-            return
+        """load_inline's build folder (writable to the worker) in CPU and GPU mode alike (a C++-only extension
+        builds with ninja and g++ anywhere), and on a GPU CUDA's toolkit (readable)."""
         from judge.worker.cuda_build import find_nvcc, toolkit_root
 
         folder = extensions_folder(worker.solution, self.options.untrusted)
-        nvcc = find_nvcc()
+        nvcc = None if self.interpret else find_nvcc()
         toolkit = toolkit_root(nvcc) if nvcc else None
         worker.writable = (folder,)
         worker.solution_extra_env = {"TORCH_EXTENSIONS_DIR": folder, **({"CUDA_HOME": toolkit} if toolkit else {}),
                                      "TORCHINDUCTOR_COMPILE_THREADS": "1"}
-        if toolkit:
-            worker.readable = (*worker.readable, toolkit)
+        # The problem file, whose text the worker has: torch.compile hashes the file of the code it traces (dynamo's
+        # profile cache), and the torch.compile baseline traces the problem's Model (PermissionError before).
+        worker.readable = (*worker.readable, str(Path(self.spec.source).resolve()), *((toolkit,) if toolkit else ()))
 
 
 def extensions_folder(solution: str, untrusted: bool) -> str:

@@ -156,7 +156,7 @@ def _stop_live_workers() -> None:
         try:
             worker.stop()
         except Exception:  # noqa: BLE001 - the others are still stopped
-            worker._kill_group()
+            worker._kill_tree()
 
 
 def kill_workers_of(thread_id: int) -> int:
@@ -165,7 +165,7 @@ def kill_workers_of(thread_id: int) -> int:
     with _LIVE_LOCK:
         workers = list(_LIVE.get(thread_id, ()))
     for worker in workers:
-        worker._kill_group()
+        worker._kill_tree()
     return len(workers)
 
 
@@ -224,7 +224,7 @@ class Worker:
             self._send({"op": "init", "solution": self.solution, "spec": protocol.spec_message(self.spec),
                         "device": self.device,
                         "gpu_memory_fraction": self.limits.gpu_memory_fraction,
-                        "output_bytes": self.limits.output_bytes,
+                        "file_bytes": max(self.limits.file_bytes, self.limits.output_bytes),
                         "solution_env": self._solution_env(), "sandbox": self._policy(), "seal": self._seal(),
                         **({"cuda": self.cuda} if self.cuda else {}), **self.init_extra},
                        deadline=time.monotonic() + timeout, what="loading the solution")
@@ -308,10 +308,12 @@ class Worker:
 
     def _solution_env(self) -> dict:
         """The variables the worker sets just before the solution loads (session.confine): its
-        kernels compile into a cache of their own, not the one the judge's kernels came from."""
+        kernels compile into a cache of their own, not the one the judge's kernels came from, and so do
+        torch.compile's (inductor's cache inside it: a second run of the file does not compile again)."""
         if self._triton_cache is None:
             self._triton_cache = solution_triton_cache(self.solution, self._scratch("triton") if self.untrusted else None)
-        return {"TRITON_CACHE_DIR": self._triton_cache, "TMPDIR": self._scratch("tmp"), **self.solution_extra_env}
+        return {"TRITON_CACHE_DIR": self._triton_cache, "TMPDIR": self._scratch("tmp"),
+                "TORCHINDUCTOR_CACHE_DIR": os.path.join(self._triton_cache, "inductor"), **self.solution_extra_env}
 
     def _writable(self) -> list[str]:
         """Every folder the worker may write once the solution loads, each counted by the disk watchdog."""
@@ -380,8 +382,9 @@ class Worker:
                 if self.area is not None:
                     self.area.close()
                     self.area = None
-        self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_group,
-                                       scratch=self._writable(), scratch_limit=self.limits.scratch_bytes)
+        self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_tree,
+                                       scratch=self._writable(), scratch_limit=self.limits.scratch_bytes,
+                                       output_fd=self._output_fd, output_limit=self.limits.output_bytes)
         self.watchdog.start()
         self._owner = threading.get_ident()
         with _LIVE_LOCK:
@@ -484,24 +487,28 @@ class Worker:
                 pass
         return self.output_tail(65536, 400)
 
-    def _kill_group(self) -> None:
+    def _kill_tree(self) -> list[int]:
+        """Kill every process of the worker's: all stopped first, then killed (tree.stop_tree), its process
+        group too; the processes it stopped."""
+        stopped = tree.stop_tree(self.process.pid)  # first: the dead supervisor's child is re-parented
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        tree.kill_all(stopped)
+        return stopped
 
     def _kill(self) -> None:
-        """Kill the worker's group and wait until every process of it has ended: the process the judge
+        """Kill the worker's tree and wait until every process of it has ended: the process the judge
         started (a supervisor, namespaces.py) dies at once, the worker below it only once the kernel has
         torn its memory down (tens of milliseconds for a torch process), and a judge that returned
         before then left it running behind its exit."""
-        below = tree.descendants(self.process.pid, most=64)  # read first: the dead supervisor's child is re-parented
-        self._kill_group()
+        stopped = self._kill_tree()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable process
             pass
-        tree.wait_ended(below, timeout=10)
+        tree.wait_ended(stopped, timeout=10)
 
     # -- requests ------------------------------------------------------------------
     def expect_reply(self, sizes: list[int]) -> None:
@@ -529,8 +536,8 @@ class Worker:
         return self._receive(timeout, what, cap)
 
     def new_output(self) -> None:
-        """Empty the output capture before a request: the output limit (``Limits.output_bytes``, the
-        worker's RLIMIT_FSIZE) is then what one call may print, and a failure's tail is its own call's.
+        """Empty the output capture before a request: the output limit (``Limits.output_bytes``, which the
+        watchdog holds it to) is then what one call may print, and a failure's tail is its own call's.
         The worker writes in append mode, so it writes at the start again (a solution that clears
         O_APPEND on its stdout writes on at its offset, and its calls' output counts together again)."""
         if self._output_fd is not None:
@@ -669,9 +676,11 @@ class Worker:
         elif self.watchdog is not None and self.watchdog.tripped_processes:
             cause = (f"started {self.watchdog.tripped_processes} processes, more than {MAX_PROCESSES}, "
                      "and was killed")
+        elif self.watchdog is not None and self.watchdog.tripped_output:
+            cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB in one call (printed output), "
+                     "and was killed")
         elif code == -signal.SIGXFSZ:
-            cause = (f"wrote more than {self.limits.output_bytes // 1024**2} MiB in one call (printed output) "
-                     "or into one file, and was killed")
+            cause = f"wrote more than {self.limits.file_bytes // 1024**2} MiB into one file, and was killed"
         elif code is not None and code < 0:
             try:
                 cause = f"was killed by signal {signal.Signals(-code).name}"
@@ -709,14 +718,17 @@ class Worker:
 
 def _below_tool(pid: int) -> int:
     """The worker's process that a tool (``wrap``: ncu) started below itself: the shallowest descendant of
-    ``pid`` running ``python -m judge.worker`` (what the solution starts lies deeper, below the worker)."""
+    ``pid`` whose command line is ``python -m judge.worker ...`` (what the solution starts lies deeper, below
+    the worker).  The command line must begin so: ncu's launcher (TreeLauncherSubreaper), which stays between
+    ncu and the worker, holds the worker's whole command line after its own, and was taken for the worker, so
+    that the worker itself became "a process the solution's import left running"."""
     for child in tree.descendants(pid, most=256):
         try:
             with open(f"/proc/{child}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if b"-m" in argv and argv[argv.index(b"-m") + 1:argv.index(b"-m") + 2] == [b"judge.worker"]:
+        if argv[1:3] == [b"-m", b"judge.worker"]:
             return child
     return pid
 

@@ -368,10 +368,16 @@ def confined_runner(policy, resident_bytes: int | None = None, memory_bytes: int
 
 
 def _kill_group(pid: int) -> None:
+    """Kill the step's processes: its group, and every process below it whatever group it made (tree.stop_tree:
+    the sandbox lets a process make a group of its own, as ninja does for each compiler)."""
+    from judge.worker import tree
+
+    stopped = tree.stop_tree(pid)
     try:
         os.killpg(pid, 9)
     except ProcessLookupError:
         pass
+    tree.kill_all(stopped)
 
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])

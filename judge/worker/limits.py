@@ -1,10 +1,13 @@
 """Resource limits of the worker process (docs/security.md).
 
-- Captured output: ``RLIMIT_FSIZE`` caps every file the worker writes,
-  its stdout/stderr capture file included, which the judge empties before
-  every request (client.Worker.new_output): so it caps what one call prints.
-  Printing past it fails the write (EFBIG: Python ignores SIGXFSZ), which the
-  judge reports as "wrote more than N MiB in one call".
+- Captured output: the judge empties the stdout/stderr capture file before every
+  request (client.Worker.new_output), and the watchdog below kills the worker when
+  the file grows past ``output_bytes``: it caps what one call prints ("wrote more
+  than N MiB in one call").
+- Any one file: ``RLIMIT_FSIZE`` caps every file the worker and what it starts
+  write at ``file_bytes`` (a build's object files and inductor's precompiled
+  header are larger than a call's printed output: g++ died at 64 MiB); writing
+  past it fails (EFBIG: Python ignores SIGXFSZ).
 - Host memory: a watchdog thread in the judge reads the resident memory of
   every process of the worker (its PID namespace's, judge/worker/tree.py) from
   /proc every 50 ms and kills them past the limit.  (``RLIMIT_AS``
@@ -34,7 +37,8 @@ __all__ = ["Limits", "apply_rlimits", "MemoryWatchdog"]
 
 @dataclass(frozen=True)
 class Limits:
-    output_bytes: int = 64 * 1024**2
+    output_bytes: int = 64 * 1024**2  # what one call may print (the capture file, watched by MemoryWatchdog)
+    file_bytes: int = 1024**3  # any one file the worker or a build it starts writes (RLIMIT_FSIZE)
     host_memory_bytes: int | None = None  # None: half the machine's RAM
     gpu_memory_fraction: float = 0.75
     scratch_bytes: int = 2 * 1024**3  # the worker's folder: files it writes, its private Triton cache (grade)
@@ -48,7 +52,7 @@ class Limits:
             return 16 * 1024**3
 
 
-def apply_rlimits(output_bytes: int) -> None:
+def apply_rlimits(file_bytes: int) -> None:
     """Set the worker's own rlimits, before it imports the solution.
 
     Done by the worker itself rather than in a ``preexec_fn``, which is not
@@ -57,10 +61,10 @@ def apply_rlimits(output_bytes: int) -> None:
     try:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_FSIZE, (output_bytes, output_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ImportError, ValueError, OSError):
-        pass  # not on this platform: the output is then unbounded (docs/security.md)
+        pass  # not on this platform: a file is then bounded by the disk watchdog alone (docs/security.md)
 
 
 def resident_bytes(pid: int) -> int | None:
@@ -121,7 +125,8 @@ def folder_bytes(folder, stop_at: int) -> int:
 
 class MemoryWatchdog(threading.Thread):
     """Kills the worker's process group when its resident memory (the worker's and its descendants') passes
-    the limit, when it has more than MAX_PROCESSES processes, or (every second) when the files in the folders
+    the limit, when it has more than MAX_PROCESSES processes, when its output capture file (``output_fd``, the
+    judge's own descriptor of it) passes ``output_limit``, or (every second) when the files in the folders
     it may write (its scratch folder, the Triton cache its kernels compile into) pass theirs.
 
     ``root`` is the process whose tree is counted: the one spawned at first, then the worker's own once the
@@ -130,9 +135,12 @@ class MemoryWatchdog(threading.Thread):
 
     SCRATCH_EVERY = 20  # polls
 
-    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05, scratch=None, scratch_limit: int = 0):
+    def __init__(self, pid: int, limit: int, kill, interval: float = 0.05, scratch=None, scratch_limit: int = 0,
+                 output_fd: int | None = None, output_limit: int = 0):
         super().__init__(daemon=True, name=f"judge-memory-watchdog-{pid}")
         self.pid, self.root, self.limit, self.kill, self.interval = pid, pid, limit, kill, interval
+        self.output_fd, self.output_limit = output_fd, output_limit
+        self.tripped_output: int | None = None
         self.folders = [scratch] if isinstance(scratch, str) else [f for f in (scratch or ()) if f]
         self.scratch_limit = scratch_limit
         self.tripped: int | None = None
@@ -161,6 +169,11 @@ class MemoryWatchdog(threading.Thread):
                 self.tripped = used
                 self.kill()
                 return
+            printed = self.printed()
+            if printed > self.output_limit > 0:
+                self.tripped_output = printed
+                self.kill()
+                return
             polls += 1
             if self.folders and polls % self.SCRATCH_EVERY == 0:
                 written = folder_bytes(self.folders, self.scratch_limit)
@@ -168,6 +181,15 @@ class MemoryWatchdog(threading.Thread):
                     self.tripped_disk = written
                     self.kill()
                     return
+
+    def printed(self) -> int:
+        """Bytes in the output capture file now (0 without one)."""
+        if self.output_fd is None:
+            return 0
+        try:
+            return os.fstat(self.output_fd).st_size
+        except OSError:
+            return 0
 
     def stop(self) -> None:
         self._stop_event.set()

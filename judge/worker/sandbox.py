@@ -62,7 +62,7 @@ timer_create timer_settime timer_settime64 timer_gettime timer_gettime64 timer_g
 futex futex_time64 futex_waitv futex_wake futex_wait futex_requeue set_robust_list get_robust_list
 set_tid_address set_thread_area get_thread_area arch_prctl rseq
 clone fork vfork execve execveat exit exit_group wait4 waitid kill tgkill rt_sigqueueinfo rt_tgsigqueueinfo
-getpid getppid gettid getpgid getpgrp getsid getuid geteuid getgid getegid getresuid getresgid getgroups
+getpid getppid gettid getpgid getpgrp getsid setpgid getuid geteuid getgid getegid getresuid getresgid getgroups
 getuid32 geteuid32 getgid32 getegid32 getresuid32 getresgid32 getgroups32 setuid setgid setreuid setregid
 setresuid setresgid setfsuid setfsgid setgroups setuid32 setgid32 setreuid32 setregid32 setresuid32
 setresgid32 setfsuid32 setfsgid32 setgroups32 capget capset prctl
@@ -92,9 +92,12 @@ SYSCALLS_DENIED = (
     "inotify_add_watch", "sethostname", "setdomainname", "syslog", "quotactl", "quotactl_fd", "lookup_dcookie",
     "name_to_handle_at", "open_by_handle_at", "vhangup", "modify_ldt", "memfd_secret", "uselib", "ustat", "sysfs",
     "_sysctl", "nfsservctl",
-    # A child that leaves the worker's process group outlives it (the judge kills the group): the red
-    # team's double fork + setsid ran on after the judge had exited.
-    "setsid", "setpgid",
+    # A new session: the red team's double fork + setsid ran on after the judge had exited (when the judge
+    # killed the worker's group alone).  No compiler or build tool needs one.  setpgid is allowed: ninja
+    # starts each compiler in a process group of its own (posix_spawn's SETPGROUP: every load_inline
+    # build failed with "posix_spawn: Operation not permitted"), and the judge ends the worker's whole tree,
+    # whatever its groups (judge/worker/tree.py: stop_tree).
+    "setsid",
 )
 # Signals: allowed to the worker's own process only (first argument), where neither a PID namespace nor
 # Landlock's signal scope keeps them inside.

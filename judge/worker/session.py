@@ -113,7 +113,7 @@ class Session:
     # -- start-up ------------------------------------------------------------
     def start(self) -> bool:
         """Load spec and solution; report ``ready`` or why the file cannot be judged."""
-        apply_rlimits(int(self.init.get("output_bytes", Limits().output_bytes)))
+        apply_rlimits(int(self.init.get("file_bytes", Limits().file_bytes)))
         try:
             if self.gpu:
                 torch.cuda.set_device(torch.device(self.device))
@@ -517,9 +517,8 @@ class Session:
         else:
             message = loader.format_error(exc, self.init["solution"])
         if isinstance(exc, OSError) and exc.errno == 27:  # EFBIG: RLIMIT_FSIZE (Python ignores SIGXFSZ)
-            limit = int(self.init.get("output_bytes", 0)) // 1024**2
-            message += (f"\n(the solution wrote more than {limit} MiB in one call (printed output) or into one file, "
-                        "and was stopped)")
+            limit = int(self.init.get("file_bytes", 0)) // 1024**2
+            message += f"\n(the solution wrote more than {limit} MiB into one file, and was stopped)"
         if isinstance(exc, torch.cuda.OutOfMemoryError):
             fraction = float(self.init.get("gpu_memory_fraction", 0.75))
             message += f"\n(the worker may use {fraction:.0%} of the GPU's memory; the rest is the judge's)"
