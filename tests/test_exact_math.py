@@ -5,6 +5,8 @@ CPU the switches change nothing, so what the reference saw is what the test chec
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import threading
 
 import pytest
@@ -119,6 +121,40 @@ def test_an_error_within_the_tolerance_of_the_truth_or_thirty_times_the_referenc
     assert not of_reference_order(2.0, 1e-3, 0.0)  # an exact reference: only the tolerance counts
     assert not of_reference_order(float("inf"), float("inf"), 1.0)  # a NaN or infinite element
     assert ORDER == 30.0  # research/scan_order_sim.py: honest orders within 18x, half precision 63x and more
+
+
+def test_an_error_within_thirty_times_float32s_rounding_on_homogeneous_inputs_is_of_the_references_order():
+    """A reference that adds in float64 has no error of its own (reference_abs 0): float32's rounding on the inputs,
+    2^-24 x reference_impl(|inputs|), is the measure there, where the reference is homogeneous."""
+    exact = OrderCheck("output", 697.0, 0.007, 0.0, 0.0, 1, 1)
+    assert not exact.accepted  # the two measures of before: an honest torch.sum rejected near a zero sum
+    assert replace(exact, rounding_units=0.0234).accepted and not replace(exact, rounding_units=31.0).accepted
+    assert not replace(exact, rounding_units=float("nan")).accepted
+
+
+def test_only_a_positively_homogeneous_reference_has_float32s_rounding_as_its_measure():
+    from judge.judging.shipped_runner import _degree
+
+    x = torch.tensor([3.0, -1.5, 0.25], dtype=torch.float64)
+    assert _degree(x.sum(), (2 * x).sum()) == 1 and _degree(torch.outer(x, x), torch.outer(2 * x, 2 * x)) == 2
+    assert _degree(x.exp(), (2 * x).exp()) is None and _degree(x.softmax(0), (2 * x).softmax(0)) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_float32_sum_against_a_float64_reference_is_one_verdict_whatever_the_seed(seed):
+    """Issue 45: LeetGPU's medium/4_reduction adds in float64; ``output[:] = torch.sum(input)`` was a wrong answer in one
+    run, accepted in the next.  The stand-in's functional-4 cancels to a sum near zero, where LeetGPU's tolerance
+    rejects every float32 order: torch.sum and a blocked Triton sum are accepted with the note, a sum of inputs read
+    in half precision is still rejected."""
+    spec = load_folder(PRECISION / "medium" / "4_double_sum")
+    for name in ("reduction_torch_sum", "reduction_blocked"):
+        result = judge_solution(spec, str(STABLE / f"{name}.py"), Options(seed=seed, interpret=True))
+        assert result.verdict == Verdict.ACCEPTED, (name, result.message)
+        (note,) = [n for n in result.notes if n.startswith("LeetGPU's tolerance, not an error of your algorithm's order")]
+        assert "float32's rounding on these inputs" in note and "functional-4" in note
+    half = judge_solution(spec, str(STABLE / "reduction_half_inputs.py"), Options(seed=seed, interpret=True))
+    assert half.verdict == Verdict.WRONG_ANSWER, half.message
 
 
 def test_errors_are_measured_in_tolerances_and_absolutely():

@@ -27,7 +27,7 @@ from judge.challenge.spec import Tensor
 from judge.challenge.spec_model import Module, ReferenceError_
 from judge.challenge.tensors import TORCH_DTYPES, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input, errors_against
-from judge.judging.error_order import OrderCheck, order_note
+from judge.judging.error_order import UNIT_ROUNDOFF, OrderCheck, order_note
 from judge.judging.reference import decode_reply, within_memory
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
@@ -52,6 +52,7 @@ class ShippedReference:
         self.benchmark: ShippedCase | None = None
         self._expected: dict[str, dict] = {}
         self._truth: dict[str, dict | None] = {}  # reference_impl in float64, per test (``truth``)
+        self._rounding: dict[str, dict | None] = {}  # float32's rounding on a test's inputs (``rounding_scale``)
         self.accepted_by_order: list[tuple[str, OrderCheck]] = []  # LeetGPU's tolerance rejected, the judge did not
 
     def expected(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor]:
@@ -112,6 +113,10 @@ class ShippedReference:
         order = OrderCheck(found.name, *errors_against(got, wide, tol.atol, tol.rtol),
                            *errors_against(expected, wide, tol.atol, tol.rtol), found.bad, found.total)
         if not order.accepted:
+            scale = self.rounding_scale(case, keep)
+            if scale is not None and found.name in scale:
+                order = replace(order, rounding_units=rounding_units(got, wide, scale[found.name]))
+        if not order.accepted:
             found.notes.append(order.why_not())
             return found
         where = case.name if keep else "timed calls of the performance test"
@@ -124,20 +129,36 @@ class ShippedReference:
         reference that insists on float32) or the GPU has no room for it (``keep``: as ``expected``)."""
         if keep and case.name in self._truth:
             return self._truth[case.name]
-        wide = replace(case, arguments={name: as_float64(value) for name, value in case.arguments.items()})
-        found = None
+        found = self.truth_of(replace(case, arguments={name: as_float64(v) for name, v in case.arguments.items()}))
+        if keep:
+            self._truth[case.name] = found
+        return found
+
+    def truth_of(self, wide: ShippedCase) -> dict[str, torch.Tensor] | None:
+        """``reference_impl`` on ``wide``'s arguments (float64 already), without its asserts if it refuses them
+        with one; None where it fails or the GPU has no room for it."""
         for function in (None, "without asserts"):  # a reference that asserts float32 inputs: run without them
             try:
                 function = without_asserts(self.instance) if function else None
-                found = expected_outputs(self.instance, wide, self.spec.source, function)
-                break
+                return expected_outputs(self.instance, wide, self.spec.source, function)
             except ReferenceError_:
                 continue
             except torch.cuda.OutOfMemoryError:
                 torch.cuda.empty_cache()
-                break
+                return None
+        return None
+
+    def rounding_scale(self, case: ShippedCase, keep: bool = True) -> dict[str, torch.Tensor] | None:
+        """Float32's rounding on the case, per output: ``UNIT_ROUNDOFF * reference_impl(|inputs|)`` in float64, where
+        ``reference_impl`` is positively homogeneous on the case (judging/error_order.py); None where it is not (or
+        has a model argument, or fails in float64)."""
+        if keep and case.name in self._rounding:
+            return self._rounding[case.name]
+        found = None
+        if not any(isinstance(v, torch.nn.Module) for v in case.arguments.values()):
+            found = _rounding_scale(self, case)
         if keep:
-            self._truth[case.name] = found
+            self._rounding[case.name] = found
         return found
 
     def tf32_explains_case(self, case: ShippedCase, got: dict[str, torch.Tensor], names: list[str]) -> bool:
@@ -167,6 +188,55 @@ class ShippedReference:
               case: ShippedCase | None = None) -> list[Mismatch]:
         """A timed call's outputs against ``reference_impl`` on the values it saw (computed now, not kept)."""
         return within_memory(self.check_case, case if case is not None else self.benchmark, got, case is None)
+
+
+def _rounding_scale(reference: ShippedReference, case: ShippedCase) -> dict[str, torch.Tensor] | None:
+    """``UNIT_ROUNDOFF * reference_impl(|inputs|)`` per output in float64, if ``reference_impl`` is positively
+    homogeneous on ``case``: its float64 answer on the floating inputs doubled is ``2**k`` times its answer
+    (``1 <= k <= 4``) at every element (doubling is exact: a sum's or a product's float64 answer scales exactly)."""
+    inputs = {name for name, role in case.roles.items() if role != "out"}
+
+    def run(transform) -> dict | None:
+        arguments = {name: transform(v) if name in inputs and _floating(v) else v
+                     for name, v in ((n, as_float64(v)) for n, v in case.arguments.items())}
+        return reference.truth_of(replace(case, arguments=arguments))
+
+    once, doubled, magnitudes = run(lambda v: v), run(lambda v: 2 * v), run(torch.abs)
+    if once is None or doubled is None or magnitudes is None:
+        return None
+    scale = {}
+    for name, value in once.items():
+        degree = _degree(value, doubled[name])
+        if degree is None:
+            return None
+        scale[name] = UNIT_ROUNDOFF * magnitudes[name].abs()
+    return scale
+
+
+def _floating(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.dtype.is_floating_point
+
+
+def _degree(once: torch.Tensor, doubled: torch.Tensor) -> int | None:
+    """k where ``doubled == 2**k * once`` at every element (1 <= k <= 4), else None."""
+    if not once.dtype.is_floating_point or once.shape != doubled.shape or not bool(torch.isfinite(doubled).all()):
+        return None
+    for k in range(1, 5):
+        if bool(torch.equal(doubled, once * 2**k)):
+            return k
+    return None
+
+
+def rounding_units(got: torch.Tensor, truth: torch.Tensor, scale: torch.Tensor) -> float:
+    """The largest ``|got - truth| / scale`` (0 where they are equal, infinite where the scale is 0 and they differ)."""
+    got64 = got.to(truth.device, torch.float64)
+    err = torch.where(got64 == truth, torch.zeros_like(truth), (got64 - truth).abs())
+    if not err.numel():
+        return 0.0
+    if not bool(torch.isfinite(err).all()):
+        return float("inf")
+    units = torch.where(err == 0, torch.zeros_like(err), err / scale.to(err.device))
+    return float(units.max())
 
 
 def as_float64(value):
