@@ -33,7 +33,7 @@ not exp or softmax), the solution is also of the reference's order when
   absolute values in float64, at every element: the forward error bound of float32 arithmetic on these
   inputs (``rounding_units`` at most ``ORDER``).
 
-Measured (research/sum_order_sim.py, float32 arithmetic on the CPU, LeetGPU's data): honest sums of 10 000
+Measured (scripts/sum_order_sim.py, float32 arithmetic on the CPU, LeetGPU's data): honest sums of 10 000
 values in [-1000, 1000] (pairwise, 256 and 4 096 threads each adding a strided share, blocks of 1 024 added in
 turn) err by at most 0.1 of that scale, LeetGPU's tolerance rejecting each order on 0.5-1 % of seeds; inputs read
 in half precision err by 128.
