@@ -77,17 +77,24 @@ def test_the_torch_compile_baseline_compiles_with_inductor_in_the_sandbox(tmp_pa
     assert not any("torch.cuda" in note for note in result.notes), result.notes  # torch's calls, not the solution's
 
 
-def test_a_profilers_launcher_beside_the_worker_is_the_judges_not_the_solutions():
-    """A stand-in for ncu (tests/data/standin_profiler.sh): the tool starts the worker below a launcher of its own
-    whose command line holds the worker's.  The launcher was taken for the worker and the worker itself for "a
+@pytest.mark.skipif(not shutil.which("cc"), reason="the stand-in launcher is built with cc")
+def test_a_profilers_launcher_beside_the_worker_is_the_judges_not_the_solutions(tmp_path):
+    """A stand-in for ncu: the tool (tests/data/standin_profiler.sh) starts the worker below a launcher of its own
+    (tests/data/standin_launcher.c) whose command line holds the worker's arguments, laid out as ncu's
+    TreeLauncherSubreaper's on the H200.  The launcher was taken for the worker, and the worker itself for "a
     process the solution's import left running"."""
+    import subprocess
+
     from judge.judging.reference import Reference
     from judge.worker.client import Worker
     from judge.worker.tool_wrap import Wrap
 
+    launcher = tmp_path / "TreeLauncherSubreaper"
+    subprocess.run(["cc", "-O1", "-o", str(launcher), str(ROOT / "tests" / "data" / "standin_launcher.c")], check=True)
     spec = load_spec(SPECS / "tiny_transpose.yaml")
     worker = Worker(str(ROOT / "solutions" / "transpose" / "naive_2d.py"), spec, "cpu", True)
-    worker.wrap = Wrap("standin", (str(ROOT / "tests" / "data" / "standin_profiler.sh"),), env={"JUDGE_NAMESPACES": "0"})
+    tool = (str(ROOT / "tests" / "data" / "standin_profiler.sh"), str(launcher))
+    worker.wrap = Wrap("standin", tool, env={"JUDGE_NAMESPACES": "0"})  # as ncu's (tool_wrap.ncu_wrap)
     try:
         worker.start(120)
         worker.expect_reply(Reference(spec, "cpu").reply_sizes({"rows": 3, "cols": 2}))

@@ -718,17 +718,19 @@ class Worker:
 
 def _below_tool(pid: int) -> int:
     """The worker's process that a tool (``wrap``: ncu) started below itself: the shallowest descendant of
-    ``pid`` whose command line is ``python -m judge.worker ...`` (what the solution starts lies deeper, below
-    the worker).  The command line must begin so: ncu's launcher (TreeLauncherSubreaper), which stays between
-    ncu and the worker, holds the worker's whole command line after its own, and was taken for the worker, so
-    that the worker itself became "a process the solution's import left running"."""
+    ``pid`` whose command line is the judge's own, ``PYTHON -m judge.worker FDS`` with this interpreter (what
+    the solution starts lies deeper, below the worker).  ncu's launcher, which stays between ncu and the worker,
+    has the worker's arguments in its own command line (on the H200: ``./TreeLauncherSubreaper -m judge.worker
+    26 30 32 /opt/torch/.venv/bin/python3``) and was taken for the worker, so that the worker itself became "a
+    process the solution's import left running"."""
+    python = os.path.realpath(sys.executable)
     for child in tree.descendants(pid, most=256):
         try:
             with open(f"/proc/{child}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if argv[1:3] == [b"-m", b"judge.worker"]:
+        if argv[1:3] == [b"-m", b"judge.worker"] and os.path.realpath(os.fsdecode(argv[0])) == python:
             return child
     return pid
 

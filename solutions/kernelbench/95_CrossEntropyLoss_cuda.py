@@ -14,7 +14,7 @@ _source = r"""
 
 constexpr int THREADS = 256;
 
-__global__ void row_loss(const float* __restrict__ x, const long long* __restrict__ target, float* __restrict__ loss,
+__global__ void row_loss(const float* __restrict__ x, const int64_t* __restrict__ target, float* __restrict__ loss,
                          int C) {
     const float* row = x + (long long)blockIdx.x * C;
     float m = -FLT_MAX, s = 0.0f;
@@ -44,7 +44,7 @@ torch::Tensor cross_entropy(torch::Tensor x, torch::Tensor target) {
     target = target.contiguous();
     int rows = x.size(0), C = x.size(1);
     auto loss = torch::empty({rows}, x.options());
-    row_loss<<<rows, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), target.data_ptr<long long>(),
+    row_loss<<<rows, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), target.data_ptr<int64_t>(),
                                                                      loss.data_ptr<float>(), C);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return loss.mean();

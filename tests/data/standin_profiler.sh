@@ -1,6 +1,10 @@
 #!/bin/sh
-# A stand-in for Nsight Compute's ncu in CPU mode (tests/test_tools_in_sandbox.py): ncu starts the program it
-# profiles below a launcher of its own that stays beside it (TreeLauncherSubreaper), whose command line holds
-# the program's.  So: this script -> a launcher (sh, "-m judge.worker" in its command line) -> the program.
-sh -c '"$@"; exit $?' standin-launcher "$@"
+# A stand-in for Nsight Compute's ncu in CPU mode (tests/test_tools_in_sandbox.py), started as ncu is:
+#     standin_profiler.sh LAUNCHER PROGRAM ARGS...
+# ncu stays as the parent of a launcher of its own (TreeLauncherSubreaper), which stays as the parent of the program
+# and holds the program's arguments in its own command line (tests/data/standin_launcher.c).
+launcher=$1
+program=$2
+shift 2
+"$launcher" "$@" "$program"
 exit $?
