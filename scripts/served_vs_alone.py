@@ -87,10 +87,22 @@ def shipped_pairs(leetgpu: Path | None = None, kernelbench: Path | None = None) 
             if path.suffix in (".py", ".cu"):
                 pairs.append(Pair(folder.name, _rel(path)))
     for path in sorted((ROOT / "tests" / "solutions").iterdir()):
+        if path.name == "harness":  # issue 46's attack round, one hostile solution a class (tests/test_harness.py)
+            pairs += [Pair(_harness_challenge(p), _rel(p)) for p in sorted(path.glob("*.py"))]
+            continue
         challenge = _test_solution_challenge(path)
         if challenge is not None:
             pairs.append(Pair(challenge, _rel(path)))
     return pairs
+
+
+def _harness_challenge(path: Path) -> str:
+    """The challenge a hostile solution of tests/solutions/harness is judged on (tests/test_harness.py)."""
+    if path.name == "kernelbench_return_attribute.py":
+        return _rel(ROOT / "tests" / "kernelbench" / "KernelBench" / "level1" / "1_Scaled_ReLU.py")
+    if path.name == "register_parameter.py":
+        return _rel(FIXTURES / "easy" / "9_simple_inference")
+    return _rel(ROOT / "tests" / "specs" / "tiny_transpose.yaml")
 
 
 def _leetgpu_examples(folder: Path, leetgpu: Path | None) -> list[Pair]:

@@ -1,8 +1,10 @@
 """The benchmark loop and its checks without a GPU: the worker side
 (judge/timer/timed_loop.py) runs in-process with CUDA events and synchronize
 replaced by host-clock fakes, and its messages feed the judge side
-(judge/judging/benchmark_stage.py) through a fake worker.  This covers the protocol
-between the two: seeds, verified calls, the last call, forged replies.
+(judge/judging/benchmark_stage.py) through a fake worker that places each call's
+arguments in the real shared memory (judge/worker/arguments.py, a memfd mapped twice in
+this process).  This covers the protocol between the two: each timed call's inputs
+placed by the judge, verified calls read from the shared memory, forged replies.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from judge.judging.bench_context import BenchSettings, CallContext
 from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
 from judge.judging.failures import NONDETERMINISTIC, SAME_AGAIN
 from judge.judging.verdict import Verdict
+from judge.worker.arguments import JudgeArguments, WorkerArguments
+from judge.worker.client import Worker
 from judge.worker.session import Session
 
 from conftest import SOLUTIONS, SPECS
@@ -178,24 +182,27 @@ class RecordingSession(Session):
 
     def reply(self, header, blobs=()):
         self.warm = self.warm or header.get("op") == "warm"
-        self.messages.append((header, [bytearray(bytes(b)) for b in blobs]))
+        self.messages.append((header, []))
 
     def timer_stream(self):
         return None
 
 
 class FakeWorker:
-    """The worker as the judge sees it: each request served at once by the session, in this process."""
+    """The worker as the judge sees it: the judge's side of the shared memory (client.Worker's own place, results
+    and stores_outside), and each request served at once by the session, in this process."""
+
+    device = "cpu"
+    place, results, stores_outside = Worker.place, Worker.results, Worker.stores_outside
 
     def __init__(self, session):
         self.session, self.ops = session, []
+        self.arguments = JudgeArguments("cpu")
+        session.arguments = WorkerArguments("cpu", self.arguments.fd)
 
-    def expect_reply(self, sizes):
-        pass
-
-    def request(self, header, timeout, what="", cap=None, blobs=()):
+    def request(self, header, timeout, what="", cap=None):
         self.ops.append(header["op"])
-        self.session.handle(header, [bytearray(bytes(b)) for b in blobs])
+        self.session.handle(header)
         return self.session.messages.pop(0)
 
     def output_tail(self):
@@ -237,36 +244,38 @@ def test_a_wrong_result_while_timed_is_a_wrong_answer():
     assert info.value.verdict == Verdict.WRONG_ANSWER and "timed call" in info.value.message
 
 
-def test_a_worker_that_sends_an_earlier_calls_outputs_is_a_wrong_answer():
-    """The judge verifies the call it chose, after it ran: a worker that answers with the outputs of an
-    earlier call (whose inputs it kept) fails the check against the inputs of this one."""
+def test_a_solution_that_writes_an_earlier_calls_outputs_is_a_wrong_answer():
+    """The judge verifies the call it chose, after it ran, from the shared memory: a solve() that answers every call
+    with the outputs of its first (whose inputs it kept) fails the check against the inputs of this one."""
+    first = []
 
-    class Stale(RecordingSession):
-        def send_tensors(self, header, args, outputs_only=False):
-            self.first = getattr(self, "first", [a.clone() if isinstance(a, torch.Tensor) else a for a in args])
-            super().send_tensors(header, self.first, outputs_only)
+    def stale(input, output, rows, cols):
+        first.append(first[0] if first else input.T.clone())
+        output.copy_(first[-1])
 
     with pytest.raises(BenchFailure) as info:
-        bench_case(fake_calls(), FakeWorker(Stale(honest)), CASE, check=True)
+        bench_case(fake_calls(), FakeWorker(RecordingSession(stale)), CASE, check=True)
     assert info.value.verdict == Verdict.WRONG_ANSWER
 
 
-def test_the_run_seed_never_reaches_the_worker_and_timed_seeds_come_one_call_at_a_time():
-    session = RecordingSession(honest)
-    seen = []
+def test_no_seed_reaches_the_worker_and_every_timed_call_gets_inputs_of_its_own():
+    """The judge draws every timed call's inputs from its own entropy and places them before the call: no request
+    holds a seed (the run's or a call's), and no two timed calls see the same values."""
+    seen, inputs = [], []
+    session = RecordingSession(lambda input, output, rows, cols: (inputs.append(input.clone()), output.copy_(input.T)))
     worker = FakeWorker(session)
     original = worker.request
 
-    def spy(header, timeout, what="", cap=None, blobs=()):
-        seen.append((header["op"], header.get("seed")))
-        return original(header, timeout, what, cap, blobs)
+    def spy(header, timeout, what="", cap=None):
+        seen.append(header)
+        return original(header, timeout, what, cap)
 
     worker.request = spy
     bench_case(fake_calls(), worker, CASE, check=True)
-    assert seen[0][0] == "bench" and seen[0][1] != 3
-    timed = [seed for op, seed in seen if op == "time"]
-    assert len(timed) >= 10 and len(set(timed)) == len(timed)  # a fresh seed with each request
-    assert seen[-1] == ("end", None)
+    assert not any("seed" in header or "params" in header for header in seen)
+    assert seen[0]["op"] == "bench" and seen[-1]["op"] == "end"
+    timed = inputs[-sum(h["op"] == "time" for h in seen):]
+    assert len(timed) >= 10 and len({tuple(t.flatten().tolist()) for t in timed}) == len(timed)
 
 
 def test_a_slow_launch_gets_a_guard_queued_before_every_call(monkeypatch, steady_clock):
@@ -391,10 +400,9 @@ def test_work_hidden_on_an_unjoined_stream_is_reported_at_no_less_than_its_time(
 
 
 def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(monkeypatch):
-    """The rule for unjoined streams (docs/security.md): after every call the judge waits for the
-    whole device, so work solve() left on a stream of its own is done before the next inputs are
-    drawn (on a GPU the allocator may give them the last call's memory) and before outputs are read.
-    Before, a timed call waited only for its end event: the verdict then depended on a race."""
+    """The rule for unjoined streams (docs/security.md): after every call the worker waits for the whole device
+    before it replies, so work solve() left on a stream of its own is done before the judge places the next
+    inputs or reads the outputs.  Before, a timed call waited only for its end event: the verdict was a race."""
     side = FakeGPU(held_by=GPU)
     from judge.worker import session as session_module
 
@@ -403,13 +411,13 @@ def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(
     busy_when = []
 
     class Watching(RecordingSession):
-        def arguments(self, params, seed, arena=None):
-            busy_when.append(side.busy_until > time.perf_counter())
-            return super().arguments(params, seed, arena)
+        def take_arguments(self, header):
+            busy_when.append(side.busy_until > time.perf_counter())  # the judge placed these: nothing runs now
+            return super().take_arguments(header)
 
-        def send_tensors(self, header, args, outputs_only=False):
-            busy_when.append(side.busy_until > time.perf_counter())
-            super().send_tensors(header, args, outputs_only)
+        def reply(self, header, blobs=()):
+            busy_when.append(side.busy_until > time.perf_counter())  # the judge reads after this
+            super().reply(header, blobs)
 
     def side_stream(input, output, rows, cols):
         output.copy_(input.T)
@@ -421,22 +429,16 @@ def test_no_call_starts_or_is_read_while_work_left_on_another_stream_still_runs(
 
 def test_no_timed_call_runs_unless_the_judge_asked_for_it():
     """The judge runs its reference on the same GPU (judge rank read matmuls up to 2x slow when the two
-    overlapped): the worker times a call only when asked, and the judge asks only after its check."""
+    overlapped): the worker times a call only when asked, each on inputs the judge placed just before."""
     order = []
-
-    class Ordered(RecordingSession):
-        def arguments(self, params, seed, arena=None):
-            order.append("draw")
-            return super().arguments(params, seed, arena)
-
-    session = Ordered(honest)
-    worker = FakeWorker(session)
-    original = worker.request
-    worker.request = lambda header, *a, **k: (order.append(header["op"]), original(header, *a, **k))[1]
+    worker = FakeWorker(RecordingSession(honest))
+    original_place, original_request = worker.place, worker.request
+    worker.place = lambda *a, **k: (order.append("place"), original_place(*a, **k))[1]
+    worker.request = lambda header, *a, **k: (order.append(header["op"]), original_request(header, *a, **k))[1]
     bench_case(fake_calls(), worker, CASE, check=True)
     timed = order[order.index("time"):]
-    assert "send" in timed
-    assert all(timed[i - 1] == "time" for i, what in enumerate(timed) if what == "draw")
+    assert all(order[i - 1] == "place" for i, what in enumerate(order) if what in ("time", "bench"))
+    assert "send" not in timed and timed.count("time") >= 10
 
 
 @pytest.mark.parametrize("forged, words", [
@@ -575,9 +577,9 @@ def test_outputs_left_unwritten_in_timed_calls_get_a_hint_about_other_streams():
 
 # -- shipped inputs (LeetGPU challenge folders, docs/leetgpu.md) ----------------------------------------
 def shipped_bench(solve, folder="medium/4_inplace_affine", test=2, on_draw=None, budget_s=0.2):
-    """bench_case on a stand-in LeetGPU challenge: the inputs travel with the request (Session.handle), and
-    every timed call's own values with an ``inputs`` request before it (drawn again, as the performance
-    test's ``redraw`` does).  Returns the timed run, the session and the ops the worker was sent."""
+    """bench_case on a stand-in LeetGPU challenge: the test's values placed for the warm-up, and every timed call's
+    own placed before it (drawn again, as the performance test's ``redraw`` does).  Returns the timed run, the
+    session and the ops the worker was sent."""
     from dataclasses import replace
 
     from judge.challenge.leetgpu import build_tests, load_folder
@@ -602,10 +604,10 @@ def shipped_bench(solve, folder="medium/4_inplace_affine", test=2, on_draw=None,
     shape = list(next(iter(pristine.values())).shape)
 
     class ShippedWorker(FakeWorker):
-        def request(self, header, timeout, what="", cap=None, blobs=()):
-            if header["op"] in ("bench", "inputs"):
-                assert header["inputs"][0]["shape"] == shape and len(blobs) >= 1
-            return super().request(header, timeout, what, cap, blobs)
+        def request(self, header, timeout, what="", cap=None):
+            if header["op"] in ("bench", "time"):
+                assert header["slots"][0][2] == shape  # the test's values placed, in the signature's order
+            return super().request(header, timeout, what, cap)
 
     worker = ShippedWorker(session)
     done = bench_case(fake_calls(reference, budget_s), worker, case, check=True)
@@ -617,8 +619,7 @@ def test_shipped_inputs_are_copied_for_every_timed_call_and_inout_restored():
     """data = 2 * data + 1 in place is right only if every call starts from the shipped values."""
     done, session, ops = shipped_bench(lambda data, n: data.mul_(2).add_(1))
     assert done.verified >= 1 and len(done.samples_ms) >= 10
-    assert session.template is not None and session.template[1] == 999
-    assert ops.count("inputs") == ops.count("time") and done.inputs_s > 0
+    assert session.args[1] == 999 and "inputs" not in ops and done.inputs_s > 0
 
 
 def test_every_timed_call_on_a_leetgpu_test_gets_values_of_its_own():
@@ -695,7 +696,7 @@ def test_a_timed_failure_the_same_inputs_do_not_repeat_is_named_a_race():
         bench_case(fake_calls(), worker, CASE, check=True)
     assert info.value.verdict == Verdict.WRONG_ANSWER
     assert info.value.message.startswith(NONDETERMINISTIC) and "a timed call returned a wrong result" in info.value.message
-    assert worker.ops[-2:] == ["send", "call"]  # the failed call's outputs, then its inputs once more
+    assert worker.ops[-2:] == ["time", "call"]  # the failed timed call, then its inputs once more
 
 
 def test_a_timed_failure_the_same_inputs_repeat_is_said_to_be_no_race():
@@ -719,13 +720,12 @@ def test_a_shipped_timed_failure_is_given_the_same_values_again():
 
 
 def test_every_timed_call_gets_a_model_of_its_own():
-    """A model argument (LeetGPU's 41_simple_inference): the worker copies the template's model for every call,
-    so a solution that zeroes the weights after using them is still right in every later timed call, and the
-    judge's model (its reference's) is never the worker's."""
+    """A model argument (LeetGPU's 41_simple_inference): the judge places the weights again for every call, so a
+    solution that zeroes the weights after using them is still right in every later timed call, and the judge's
+    model (its reference's) is never the worker's."""
     solve = load_solve("leetgpu_simple_inference_mutates_weights.py")
     done, session, ops = shipped_bench(solve, "easy/9_simple_inference", test=4)  # functional-4: 16 x 10 -> 5
-    assert done.verified >= 1 and len(done.samples_ms) >= 10 and ops.count("inputs") == ops.count("time")
-    assert session.template[1].weight.abs().sum() > 0  # the template itself never reached solve()
+    assert done.verified >= 1 and len(done.samples_ms) >= 10 and "inputs" not in ops
 
 
 def _at_cap_call(idle: bool) -> bench.Call:

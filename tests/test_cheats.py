@@ -43,30 +43,27 @@ def test_cheats_are_wrong_answers(name):
     assert result.verdict == Verdict.WRONG_ANSWER, result.message
 
 
-def test_patched_comparisons_are_put_back_and_named():
-    """Comparisons happen in the judge's process, so patching torch's in the worker never passed; since the
-    worker compares torch's callables after every call (judge/worker/draw_window.py) it is named at once."""
+def test_patched_comparisons_in_the_worker_change_nothing_the_judge_compares():
+    """Comparisons happen in the judge's process: patching torch's and numpy's in the worker never passed."""
     result = judge("cheat_patch_comparisons.py")
-    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
-    assert "the solution changed torch.allclose, torch.equal" in result.message
+    assert result.verdict == Verdict.WRONG_ANSWER, result.message
 
 
-def test_a_thread_left_running_by_solve_is_a_runtime_error():
-    """Outputs are read when solve() returns, and a thread of the solution's still alive then is refused:
-    its work would not be timed (a thread that wrote the outputs between a timed call's synchronize and
-    its digest was accepted: the red team, 2026-11-26)."""
+def test_a_thread_that_finishes_the_outputs_after_solve_returned_is_frozen_before_it_can():
+    """Outputs are read when solve() has returned and the worker's reply has arrived, with the worker frozen (every
+    thread of it): a thread that writes them later writes too late (one that wrote between a timed call's
+    synchronize and its digest was accepted: the red team, 2026-11-26)."""
     result = judge("cheat_deferred_thread.py")
-    assert result.verdict == Verdict.RUNTIME_ERROR
-    assert "left 1 thread(s) of its own running" in result.tests[0].message, result.tests[0].message
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "never written" in result.tests[0].message, result.tests[0].message
 
 
 @pytest.mark.parametrize("name", ["cheat_forge_reply.py", "cheat_forge_dtype.py", "cheat_forge_area.py"])
 def test_a_forged_worker_reply_is_never_accepted(name):
-    # The judge rebuilds the tensors from the spec's dtypes and shapes, not the worker's word.
+    """The judge reads the spec's tensors from the shared memory itself, whatever the worker says it did (an "ok"
+    without a call, a dtype of its own) or does to the memory (shrinking it is refused: it is sealed)."""
     result = judge(name)
-    assert result.verdict == Verdict.RUNTIME_ERROR
-    # Each patches the worker's code at import: the first call's check sees it, puts it back and says so.
-    assert "changed the judge's own code" in result.tests[0].message, result.tests[0].message
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
 
 
 def test_shape_cache_is_caught_by_a_repeat_case():

@@ -104,22 +104,13 @@ def test_matmul_tolerance_rejects_tf32_products_and_zeros(M, N, K):
     assert not _matmul_errors_pass("matmul_zeros.py", M, N, K)
 
 
-def test_a_reply_is_decoded_with_the_specs_dtypes_and_shapes():
-    from judge.judging.reference import BadReply
-
+def test_a_calls_arguments_are_drawn_with_the_specs_dtypes_and_shapes_outputs_poisoned():
     spec = load_spec(CHALLENGES / "transpose.yaml")
     ref = Reference(spec, "cpu")
-    params = {"rows": 2, "cols": 3}
-    good = {"tensors": [{"name": "input"}, {"name": "output"}]}
-    got = ref.decode(params, good, [bytearray(24), bytearray(24)], outputs_only=False)
-    assert got["output"].shape == (3, 2) and got["output"].dtype == torch.float32
-    with pytest.raises(BadReply):
-        ref.decode(params, {"tensors": []}, [], outputs_only=False)  # nothing sent back
-    with pytest.raises(BadReply):
-        ref.decode(params, good, [bytearray(24), bytearray(8)], outputs_only=False)  # wrong size
-    with pytest.raises(BadReply):
-        ref.decode(params, {"tensors": [{"name": "input"}]}, [bytearray(24)], outputs_only=True)  # not an output
-    assert ref.max_reply_bytes({"rows": 8192, "cols": 8192}) == 8192 * 8192 * 4
+    values = ref.call_arguments({"rows": 2, "cols": 3}, 7).values
+    assert values[0].shape == (2, 3) and values[0].dtype == torch.float32 and not values[0].isnan().any()
+    assert values[1].shape == (3, 2) and values[1].isnan().all() and values[2:] == [2, 3]
+    assert torch.equal(ref.call_arguments({"rows": 2, "cols": 3}, 7).values[0], values[0])  # the check's draw too
 
 
 def test_summation_scale_uses_absolute_scalars():

@@ -277,10 +277,11 @@ def test_a_tf32_matmul_is_told_how_to_get_fp32():
 def test_a_torch_mode_left_to_finish_the_outputs_inside_the_judge_is_caught(cheat):
     """Red team 27: a torch function or dispatch mode (pushed at import, inside solve(), or the judge's own CPU
     mode patched) intercepts even torch's C tensor methods, so it finished the outputs in the judge's code after
-    solve() returned; accepted before.  Now the modes are put back after every call and the call rejected."""
+    solve() returned; accepted before.  The judge's reads are in the judge's process now: the outputs were never
+    written."""
     result = judge(cheat)
-    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
-    assert "torch function mode" in result.message or "torch dispatch mode" in result.message, result.message
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
+    assert "never written" in result.message, result.message
 
 
 def test_a_failure_that_the_same_inputs_do_not_repeat_is_named_a_race():

@@ -75,8 +75,10 @@ def test_wrong_answers(problem, solution, words):
     ("1_Scaled_ReLU", "cheat_return_input", Verdict.WRONG_ANSWER, "shares memory with an input"),
     ("1_Scaled_ReLU", "cheat_lazy_subclass", Verdict.WRONG_ANSWER, "a subclass of torch.Tensor"),
     ("1_Scaled_ReLU", "cheat_half_precision", Verdict.WRONG_ANSWER, "is float16; the reference's is float32"),
-    ("1_Scaled_ReLU", "cheat_patch_randn", Verdict.RUNTIME_ERROR, "the solution changed torch.randn"),
-    ("1_Scaled_ReLU", "cheat_patch_problem", Verdict.RUNTIME_ERROR, "the problem's get_inputs.__code__"),
+    # a patched torch.randn or get_inputs in the worker: the judge draws every call's inputs in its own process, so
+    # the patch sees nothing (an honest forward stays accepted) and changes nothing (zeros stay wrong)
+    ("1_Scaled_ReLU", "cheat_patch_randn", Verdict.ACCEPTED, ""),
+    ("1_Scaled_ReLU", "cheat_patch_problem", Verdict.WRONG_ANSWER, "elements differ"),
 ])
 def test_adversarial_solutions_are_rejected(problem, solution, verdict, words):
     result = judge(problem, solution)

@@ -17,7 +17,6 @@ from judge.challenge.catalog import load_challenge
 from judge.challenge.leetgpu import (LeetGpuError, build_performance_test, build_tests, list_folder, load_folder,
                                      performance_size)
 from judge.challenge.leetgpu_format import SignatureError, html_to_text, map_signature, over_budget
-from judge.challenge.shipped import arguments_from_payload, fresh_arguments, input_payload
 from judge.challenge.spec_model import Tensor
 from judge.cli import main
 from judge.judging.shipped_runner import ShippedReference
@@ -173,22 +172,17 @@ def test_lazy_descriptors_of_the_performance_test_are_drawn():
 
 
 # -- shipped inputs and the checks -------------------------------------------------------------
-def test_shipped_inputs_round_trip_with_outputs_poisoned():
+def test_a_tests_arguments_are_its_values_with_the_outputs_it_does_not_start_poisoned():
     spec = load_folder(CHALLENGES / "hard" / "5_sum_diff")
     case = build_tests(spec, "cpu", seed=3)[0][2]
-    metas, blobs = input_payload(spec.parameters, case.arguments, case.kept)
     assert case.arguments["total"].abs().sum() == 0  # made with torch.empty: the reference sees zeros
     assert case.kept == {"diff"} and (case.arguments["diff"] == 7).all()  # filled with 7: it starts from 7
-    assert len(blobs) == 3 and "blob" not in metas[2] and "blob" in metas[3]  # an empty output travels by shape
-    args = arguments_from_payload(spec.parameters, metas, [bytearray(b) for b in blobs], "cpu")
+    call = ShippedReference(spec, "cpu").call_arguments(case.params, 0, case)
+    args = call.values
     assert torch.equal(args[0], case.arguments["a"]) and torch.equal(args[1], case.arguments["b"])
     assert args[2].shape == (17, 33) and args[2].isnan().all() and (args[3] == 7).all()
-    assert args[4:] == [17, 33]
-    again = fresh_arguments(spec.parameters, args)
-    again[0].zero_()
-    args[2].zero_()
-    assert not torch.equal(again[0], args[0]) and fresh_arguments(spec.parameters, args)[2].isnan().all()
-    assert (fresh_arguments(spec.parameters, args, kept=case.kept)[3] == 7).all()  # kept: cloned, not poisoned
+    assert args[4:] == [17, 33] and call.kept == {"diff"}
+    assert case.arguments["total"].abs().sum() == 0  # the test's own tensors untouched
 
 
 def test_an_output_is_told_initialised_by_what_the_generator_left_in_it():
@@ -233,7 +227,8 @@ def test_the_reference_answers_the_benchmark_stage_for_the_performance_test():
     spec = load_folder(CHALLENGES / "easy" / "2_count_positive")
     reference = ShippedReference(spec, "cpu")
     reference.benchmark = build_performance_test(spec, "cpu", seed=1)
-    assert reference.reply_sizes({"N": 1 << 20}, outputs_only=True) == [4]
+    call = reference.call_arguments({"N": 1 << 20}, 0)
+    assert [tuple(v.shape) for v in call.values if isinstance(v, torch.Tensor)] == [(1 << 20,), (1,)]
     count = (reference.benchmark.arguments["data"] > 0).sum().to(torch.int32).reshape(1)
     assert all(m.ok for m in reference.check({}, 0, {"count": count}))
     assert not reference.check({}, 0, {"count": count + 1})[0].ok
@@ -241,7 +236,7 @@ def test_the_reference_answers_the_benchmark_stage_for_the_performance_test():
 
 def test_the_performance_test_is_drawn_again_with_fresh_values_for_each_timed_call():
     """Every timed call gets the performance test drawn again by the challenge's generator from its own seed
-    (benchmark_stage.TimedCalls.send_inputs): same shapes, other values, the same values for the same seed;
+    (benchmark_stage.TimedCalls.place): same shapes, other values, the same values for the same seed;
     and the reference checks a call against the values that call got, never the warm-up's."""
     spec = load_folder(CHALLENGES / "easy" / "2_count_positive")
     first = build_performance_test(spec, "cpu", seed=1)
@@ -254,7 +249,7 @@ def test_the_performance_test_is_drawn_again_with_fresh_values_for_each_timed_ca
     count = (data > 0).sum().to(torch.int32).reshape(1)
     assert all(m.ok for m in reference.check({}, 0, {"count": count}, case=drawn))
     assert not reference.check({}, 0, {"count": count}, case=first)[0].ok  # the warm-up's values: another count
-    assert reference.reply_sizes({}, True, case=drawn) == [4] and "performance" not in reference._expected
+    assert torch.equal(reference.call_arguments({}, 0, drawn).values[0], data) and "performance" not in reference._expected
 
 
 @pytest.mark.parametrize("make, call", [
@@ -315,8 +310,7 @@ def test_a_model_test_is_built_copied_for_the_reference_and_its_weights_checked(
     model = case.arguments["model"]
     assert case.label() == "input[8, 4], output[8, 3]" and case.elements == 8 * 4 + 12 + 3 + 8 * 3
     reference = ShippedReference(spec, "cpu")
-    assert [name for name, _, _ in reference.tensors_of(case, False)] == ["input", "output", "model.weight",
-                                                                          "model.bias"]
+    assert [name for name, _ in reference.weights(case)] == ["model.weight", "model.bias"]
     weight = model.weight.detach().clone()
     expected = reference.expected(case)["output"]
     assert torch.allclose(expected, case.arguments["input"] @ weight.T + model.bias.detach())
@@ -394,8 +388,7 @@ def test_uint32_tensors_are_shipped_and_poisoned_with_their_maximum():
     """Their minimum is 0, the commonest value there is: a poor poison."""
     spec = load_folder(CHALLENGES / "hard" / "6_xor_mask")
     case = build_tests(spec, "cpu", seed=3)[0][2]
-    metas, blobs = input_payload(spec.parameters, case.arguments)
-    x, y, mask, n = arguments_from_payload(spec.parameters, metas, [bytearray(b) for b in blobs], "cpu")
+    x, y, mask, n = ShippedReference(spec, "cpu").call_arguments(case.params, 0, case).values
     assert x.dtype == torch.uint32 and torch.equal(x, case.arguments["x"]) and (mask, n) == (0x5A5A5A5A, 1000)
     assert y.dtype == torch.uint32 and (y.to(torch.int64) == 2**32 - 1).all()
     reference = ShippedReference(spec, "cpu")

@@ -294,8 +294,8 @@ def test_a_wrapped_worker_is_started_by_its_tool_with_its_pipes_and_sandbox(tmp_
         assert str(tool.parent) in policy["read"] and str(lock) in policy["write"]
         from judge.judging.reference import Reference
 
-        worker.expect_reply(Reference(spec, "cpu").reply_sizes({"N": 8}))
-        header, _ = worker.request({"op": "call", "params": {"N": 8}, "seed": 1}, 60)
+        fields = worker.place(spec.parameters, Reference(spec, "cpu").call_arguments({"N": 8}, 1))
+        header, _ = worker.request({"op": "call", **fields}, 60)
         assert header["ok"], header
         assert "tool: the program ended" in worker.end_wrapped(10)
     finally:

@@ -39,10 +39,13 @@ def judge(name: str, spec=TINY, **options):
     ("cheat_repoint_copy.py", load_challenge("copy"), "b"),
     ("cheat_repoint_transpose.py", TINY, "output"),
 ])
-def test_an_output_repointed_instead_of_written_is_a_runtime_error(name, spec, tensor):
+def test_an_output_repointed_instead_of_written_is_never_written(name, spec, tensor):
+    """``b.set_(a)``, a transposed view of the input's storage: accepted with no kernel once; then the argument seal
+    made it a runtime error.  The judge reads the memory it placed, whatever the Python objects point to: the
+    output was never written."""
     result = judge(name, spec)
-    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
-    assert f"solve() re-pointed `{tensor}` instead of writing into it" in first_failure(result)
+    assert result.verdict == Verdict.WRONG_ANSWER, result.message
+    assert f"'{tensor}'" in first_failure(result) and "never written" in first_failure(result)
 
 
 def test_a_lone_surrogate_and_terminal_escapes_reach_no_report_raw():
@@ -190,25 +193,27 @@ def test_no_thread_of_the_worker_runs_unconfined(tmp_path, monkeypatch):
     assert result.environment["protections"]["landlock"].startswith(("on", "off"))  # not "partial": no other thread
 
 
-def test_a_worker_that_stops_reading_cannot_stall_the_judge_in_a_write():
+def test_a_worker_that_stops_reading_cannot_stall_the_judge():
     """The red team's solution answered a call from inside solve() and never returned; the judge's next
-    request (shipped inputs, larger than the pipe) blocked in os.write for 667 s, past --timeout."""
+    request (shipped inputs, larger than the pipe) blocked in os.write for 667 s, past --timeout.  Requests
+    are small now and every wait has the call's deadline."""
     import time as clock
 
     from judge.judging.reference import Reference
     from judge.worker.client import Worker, WorkerTimeout
 
     worker = Worker(str(SOLUTIONS / "hostile_answers_then_stalls.py"), TINY, "cpu", True)
+    reference = Reference(TINY, "cpu")
     try:
         worker.start(120)
-        sizes = Reference(TINY, "cpu").reply_sizes({"rows": 3, "cols": 2})
-        worker.expect_reply(sizes)
-        header, _ = worker.request({"op": "call", "params": {"rows": 3, "cols": 2}, "seed": 1}, 30)
+        fields = worker.place(TINY.parameters, reference.call_arguments({"rows": 3, "cols": 2}, 1))
+        header, _ = worker.request({"op": "call", **fields}, 30)
         assert header.get("ok")  # its own answer
         started = clock.monotonic()
-        with pytest.raises(WorkerTimeout) as info:
-            worker.request({"op": "call", "params": {"rows": 3, "cols": 2}, "seed": 2}, 2.0, blobs=[bytes(4 << 20)])
-        assert clock.monotonic() - started < 10 and "stopped reading" in str(info.value)
+        with pytest.raises(WorkerTimeout):
+            fields = worker.place(TINY.parameters, reference.call_arguments({"rows": 3, "cols": 2}, 2))
+            worker.request({"op": "call", **fields}, 2.0)
+        assert clock.monotonic() - started < 10
     finally:
         worker.stop()
 
@@ -276,8 +281,9 @@ def test_the_torch_baseline_of_a_leetgpu_folder_may_read_its_checkout(tmp_path):
 def test_no_code_of_the_solutions_runs_between_the_draw_and_the_call():
     """A gc callback that computed each call's answer from its freshly drawn inputs, outside the call: found in
     KernelBench mode (tests/test_kernelbench_e2e.py) and closed there first; YAML specs and LeetGPU folders had
-    the same window (docs/security.md).  Closed for every kind of challenge now (judge/worker/draw_window.py):
-    the stash stays empty and the zeros solve() writes instead are wrong."""
+    the same window (docs/security.md).  Closed for every kind of challenge: the judge draws in its own process and
+    the worker is frozen from its reply to the next request (the harness), so the callback sees no call's inputs
+    before its request, and the zeros (or the stale answers) solve() writes instead are wrong."""
     result = judge("hostile_gc_precompute.py")
     accepted = [t.name for t in result.tests if t.verdict == Verdict.ACCEPTED]  # before: every case after the first
     assert result.verdict == Verdict.WRONG_ANSWER and len(result.tests) > 5 and not accepted, (result.verdict, accepted)
@@ -410,24 +416,3 @@ def test_no_python_kernel_for_an_aten_op_writes_the_outputs_after_the_call():
     assert result.verdict != Verdict.ACCEPTED and not accepted, (result.verdict, accepted)
 
 
-def test_the_window_lets_torch_compile_in_and_keeps_aten_kernels_out(monkeypatch):
-    """What the window refuses must not refuse honest code: torch.compile defines `prims` ops of its own and
-    torch._dynamo wraps torch.manual_seed as it is imported (the judge calls the original it bound before);
-    a custom op in the solution's own namespace stays its own.  A kernel on an `aten` operator is refused."""
-    import torch
-
-    from judge.worker.draw_window import DrawWindow
-
-    monkeypatch.setattr(torch._C, "_dispatch_library", torch._C._dispatch_library)  # put back after the test
-    window = DrawWindow()
-    window.watch()
-    import torch._dynamo  # noqa: F401 - its import wraps torch.manual_seed
-    import torch._inductor.inductor_prims  # noqa: F401 - defines prims ops (a "prims" FRAGMENT library)
-
-    own = torch.library.Library("judge_test_own_ns", "FRAGMENT")
-    own.define("twice(Tensor x) -> Tensor")
-    with pytest.raises(RuntimeError, match="no kernel of the solution's for torch's own operators"):
-        torch.library.Library("aten", "IMPL")
-    window.close()
-    assert window.take_problems() == []
-    window.open()

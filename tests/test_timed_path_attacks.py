@@ -1,7 +1,9 @@
 """The red team's attacks on the timed path (2026-11-26), on the fake-GPU harness of test_bench_loop.py:
-each was accepted at a fraction of its honest time before its fix, and must fail now.  Not fixed, and said
-so in docs/security.md: emptying the worker's own fingerprint, or rewriting the guard's objects, from
-inside the process (only a timing loop outside Python's reach would close those).
+each was accepted at a fraction of its honest time before its fix, and must fail now.  The harness (issue 46)
+made some moot: the outputs are read by the judge's process from the shared memory, after the worker froze (a
+patched torch function or a thread finishing them later has nothing to act on then; tests/test_cheats.py runs
+the thread through a real worker).  Bounded, not closed (docs/security.md): rewriting the timed loop's own
+objects inside the worker changes only that process's word, which the judge's clock and the floor bound.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ from judge.judging.verdict import Verdict
 from judge.timing import audit
 from judge.timer import cover, timed_loop as bench
 from judge.judging.benchmark_stage import BenchFailure, bench_case, timing_summary
-from judge.worker.integrity import Fingerprint
-from judge.worker.session import Session, running_threads
+from judge.worker.session import Session
 
 HONEST_S = 0.002  # the honest kernel's (fake) GPU time: 2 ms
 
@@ -37,13 +38,7 @@ def settle_threads():
     GPU.wait()
 
 
-class ArmedSession(RecordingSession):
-    """The harness's session with the worker's checks armed as Session.start arms them before the solution loads."""
-
-    def __init__(self, solve):
-        super().__init__(solve)
-        self.fingerprint = Fingerprint()
-        self.judge_threads = running_threads()
+ArmedSession = RecordingSession  # the worker's session as Session.start leaves it before the solution loads
 
 
 def find_session():
@@ -66,19 +61,19 @@ def rejected(session) -> BenchFailure:
     return info.value
 
 
-def test_a_profile_hook_no_longer_sees_which_call_the_judge_verifies():
-    """Every timed call wrote garbage; a sys.setprofile hook saw TimedLoop.send_outputs (the judge chose this
-    call), computed the outputs then and rewrote the digest: accepted at the launch's 20 µs, not 2 ms."""
-    send_code = bench.TimedLoop.send_outputs.__code__
+def test_a_profile_hook_cannot_finish_the_outputs_after_the_call():
+    """Every timed call wrote garbage; a sys.setprofile hook saw which call the judge verified and computed the
+    outputs then (accepted at the launch's 20 µs, not 2 ms).  The judge decides and reads in its own process
+    now, and the hook is cleared as soon as solve() returns: here it waits for the worker's reply, in vain."""
+    reply_code = Session.reply.__code__
 
     def hook(frame, event, arg):
-        if event == "call" and frame.f_code is send_code:
-            loop = frame.f_locals["self"]
-            loop.args[1].copy_(loop.args[0].T)
-            loop.digest = bench.outputs_digest(loop.session.spec, loop.args)
+        if event == "call" and frame.f_code is reply_code:
+            args = frame.f_locals["self"].args
+            args[1].copy_(args[0].T)
 
     def cheat(input, output, rows, cols):
-        sys.setprofile(hook)  # cleared by the judge as soon as solve() returns
+        sys.setprofile(hook)  # cleared by the worker as soon as solve() returns
         output.fill_(0.0)
 
     assert rejected(ArmedSession(cheat)).verdict == Verdict.WRONG_ANSWER
@@ -126,45 +121,6 @@ def test_rebinding_the_sessions_clock_does_not_hide_work_on_another_stream(monke
     assert not summary["timer_trusted"] and summary["median_ms"] >= 3.0
 
 
-def test_a_thread_left_running_after_a_timed_call_is_a_runtime_error():
-    """A plain thread did the work after the call's synchronize, before its digest: accepted at 20 µs."""
-
-    def cheat(input, output, rows, cols):
-        def later():
-            time.sleep(0.005)
-            output.copy_(input.T)
-            GPU.run(HONEST_S)
-
-        threading.Thread(target=later, daemon=True).start()
-
-    failure = rejected(ArmedSession(cheat))
-    assert failure.verdict == Verdict.RUNTIME_ERROR and "thread(s) of its own running" in failure.message
-
-
-def test_a_patched_torch_sum_is_not_what_the_digest_calls(monkeypatch):
-    """The work ran inside torch.Tensor.sum (patched: torch is not fingerprinted) when the digest called
-    it, after the host clock stopped.  The digest is queued as the call's synchronize returns, through
-    torch's C methods: work a patched function does later (the guard zones' check calls sum) changes the
-    outputs after it, and the check of a verified call sees that."""
-    real_sum = torch.Tensor.sum
-    pending = []
-
-    def patched_sum(self, *args, **kwargs):
-        if pending:
-            inp, out = pending.pop()
-            out.copy_(inp.T)
-            GPU.run(HONEST_S)
-        return real_sum(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.Tensor, "sum", patched_sum)
-
-    def cheat(input, output, rows, cols):
-        pending[:] = [(input, output)]
-
-    failure = rejected(ArmedSession(cheat))
-    assert failure.verdict == Verdict.WRONG_ANSWER or "changed after solve() returned" in failure.message
-
-
 SORT = parse_spec("""
 name: rt_sort
 title: sort (red team)
@@ -191,25 +147,19 @@ cost:
 """, "rt_sort.yaml")
 
 
-def test_the_outputs_digest_sees_a_permutation():
-    x = torch.rand(4096) * 20 - 10
-    copied, sorted_ = [x, x.clone()], [x, torch.sort(x).values]
-    assert not bench.same_digest(bench.outputs_digest(SORT, copied), bench.outputs_digest(SORT, sorted_))
-
-
 def test_a_sort_finished_after_the_call_is_refused():
-    """The timed call only copied x to y; the sort ran while the judge decided (a plain sum of words could
-    not tell a permutation)."""
+    """The timed call only copied x to y; the sort ran after the judge had read the outputs (a plain sum of words
+    could not tell a permutation, when the worker's digest was the check)."""
     calls = fake_calls(Reference(SORT, "cpu"))
     case = type(CASE)("b", "benchmark", {"N": 4096})
     pending = []
 
     class RoundTrip(FakeWorker):
-        def request(self, header, timeout, what="", cap=None, blobs=()):
-            if pending:  # the solution's thread, while the judge is busy
+        def request(self, header, timeout, what="", cap=None):
+            if pending:  # the solution's thread, when the worker is thawed for the next request
                 y = pending.pop()
                 y.copy_(torch.sort(y).values)
-            return super().request(header, timeout, what, cap, blobs)
+            return super().request(header, timeout, what, cap)
 
     def cheat(x, y, N):
         pending[:] = [y]
@@ -224,8 +174,8 @@ def test_a_sort_finished_after_the_call_is_refused():
 
 
 def test_the_guards_tables_cannot_be_edited_in_place():
-    """cover.SLOTS (the barrier's counter) and the poison patterns were a list and a dict the fingerprint
-    compared by identity only: edited in place, the guard's programs skipped the barrier."""
+    """cover.SLOTS (the barrier's counter) and the poison patterns were a list and a dict edited in place: the
+    guard's programs skipped the barrier.  Immutable, an honest worker's guard cannot be broken by accident either."""
     with pytest.raises(TypeError):
         cover.SLOTS[1] = 1 << 40
     with pytest.raises(TypeError):

@@ -97,8 +97,8 @@ def test_a_profilers_launcher_beside_the_worker_is_the_judges_not_the_solutions(
     worker.wrap = Wrap("standin", tool, env={"JUDGE_NAMESPACES": "0"})  # as ncu's (tool_wrap.ncu_wrap)
     try:
         worker.start(120)
-        worker.expect_reply(Reference(spec, "cpu").reply_sizes({"rows": 3, "cols": 2}))
-        header, _ = worker.request({"op": "call", "params": {"rows": 3, "cols": 2}, "seed": 1}, 60)
+        fields = worker.place(spec.parameters, Reference(spec, "cpu").call_arguments({"rows": 3, "cols": 2}, 1))
+        header, _ = worker.request({"op": "call", **fields}, 60)
         assert header.get("ok"), header
         assert worker.kernel["seccomp_mode"] == "filter"  # what the kernel says of the worker, not of the launcher
     finally:

@@ -121,7 +121,7 @@ def exact_statements(indent: str = "    ") -> str:
     """The switches set exact, as the lines of Python the torch baseline runs at the start of every call in
     its worker (benchmark_stage.baseline_file, leetgpu._baseline_code): the baseline is timed computing the
     answer the judge accepts, not cuDNN's TF32 one.  The worker puts torch's switches back after every call
-    (worker/integrity.ProcessState), and nothing else runs in the baseline's worker."""
+    (worker/process_state.ProcessState), and nothing else runs in the baseline's worker."""
     lines = ["torch.backends.cuda.matmul.allow_tf32 = False", "torch.backends.cudnn.allow_tf32 = False",
              "torch.set_float32_matmul_precision('highest')",
              "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False",

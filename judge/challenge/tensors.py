@@ -67,8 +67,7 @@ def make_arguments(spec: Spec, params: dict, seed: int, device, alloc=None) -> l
 
     Tensors are drawn in parameter order from one generator on ``device``, so
     the same (spec, params, seed, device type) always gives the same values.
-    ``alloc(shape, dtype)`` makes each tensor (the worker's guarded allocations,
-    judge/worker/guarded.py); the drawn values are copied in, bit for bit.
+    ``alloc(shape, dtype)`` makes each tensor; the drawn values are copied in, bit for bit.
     """
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
@@ -110,7 +109,7 @@ def from_bytes(data, dtype: str, shape) -> torch.Tensor:
     if not len(data):
         raw = torch.empty(0, dtype=torch.uint8)
     elif isinstance(data, bytearray) or (isinstance(data, memoryview) and not data.readonly):
-        raw = torch.frombuffer(data, dtype=torch.uint8)  # shared as is: a pipe's buffer or the area
+        raw = torch.frombuffer(data, dtype=torch.uint8)  # shared as is
     else:  # read-only bytes are copied once (torch wants writable memory)
         raw = torch.frombuffer(bytearray(data), dtype=torch.uint8)
     return raw.view(TORCH_DTYPES[dtype]).reshape(tuple(shape))

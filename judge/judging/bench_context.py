@@ -21,11 +21,14 @@ __all__ = ["BenchSettings", "CallContext", "BenchContext", "TimedReference", "To
 
 
 class TimedReference(Protocol):
-    """What the stage asks of a reference: judging.reference.Reference, or a LeetGPU
-    challenge's shipped_runner.ShippedReference (which answers for its performance test)."""
+    """What the stage asks of a reference: judging.reference.Reference, a LeetGPU challenge's
+    shipped_runner.ShippedReference (which answers for its performance test, or ``case``: a timed call's
+    redraw of it) or a KernelBench problem's kernelbench_runner.KernelBenchReference.  ``spec``: its parameters
+    order every call's arguments."""
 
-    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]: ...
-    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict: ...
+    spec: Spec
+
+    def call_arguments(self, params: dict, seed: int, case=None): ...
     def check(self, params: dict, seed: int, got: dict) -> list: ...
 
 

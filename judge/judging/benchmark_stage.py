@@ -20,19 +20,18 @@ import time
 from pathlib import Path
 
 from judge.challenge.exact_math import exact_statements
-from judge.challenge.shipped import request_payload
 from judge.judging.bench_context import BenchContext, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming, TimedRun, TorchTiming
 from judge.judging.checks import failed_alike
 from judge.judging.failures import NONDETERMINISTIC, SAME_AGAIN
-from judge.judging.reference import BadReply, JudgeOutOfMemory
+from judge.judging.reference import JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.timing.contention import Probe, contention_note, wait_for_gpu
 from judge.timing.audit import (VerifyPlan, audit_note, audited_sample, case_excess_ms, disagrees, exposed_note, forged_call,
                                 seen_ms,
                                 launch_bound, launch_bound_note, parse_audit, unheld_guard_note)
-from judge.challenge.seeds import case_seed as derive_case_seed
+from judge.challenge.seeds import case_seed as derive_case_seed, warmup_seed
 from judge.timing.peaks import baseline_key, cache_lock, cached_baseline, get_peaks, store_baseline
 from judge.timing.speed import below_floor, speed_of_light
 from judge.timing.stats import Stats, StoppingRule
@@ -55,24 +54,29 @@ class BenchFailure(Exception):
 def bench_case(ctx: CallContext, worker: Worker, case, check: bool, rule: dict | None = None) -> TimedRun:
     """Time one case in ``worker``; returns the raw numbers (raises BenchFailure).
 
-    The judge drives every timed call (``TimedCalls``): it sends each call's input seed, drawn
-    from its own entropy, takes the call's numbers, decides only then whether to verify it, and
-    applies the stopping rule on its own clock.  ``rule`` is the StoppingRule's arguments; by
-    default the run's time budget (``judge rank`` asks for exactly k calls per round instead).
+    The judge drives every timed call (``TimedCalls``): it draws each call's inputs from a seed of its own
+    entropy and places them while the solution's process is frozen, takes the call's numbers, decides only then
+    whether to verify it (reading the outputs from the shared memory), and applies the stopping rule on its own
+    clock.  ``rule`` is the StoppingRule's arguments; by default the run's time budget (``judge rank`` asks for
+    exactly k calls per round instead).
     """
     settings = ctx.settings
     what = f"benchmark {case.name}"
-    case_seed = derive_case_seed(ctx.seed, case.name)  # the run's seed never reaches the worker
-    if ctx.reference is not None:
-        worker.expect_reply(ctx.reference.reply_sizes(case.params, outputs_only=True))
-    shipped, inputs = request_payload(case)  # a LeetGPU test's inputs travel with the request
-    request = {"op": "bench", "case": case.name, "params": case.params, "seed": case_seed, **shipped}
-    extra = {"blobs": inputs} if inputs else {}  # by name: request's fourth parameter is the compile cap
-    warm, _ = _exchange(worker, lambda: worker.request(request, settings.compile_timeout, f"warm-up of {what}",
-                                                       **extra))
+    seed = warmup_seed(derive_case_seed(ctx.seed, case.name), 0)  # the run's seed never reaches the worker
+    fields = place_call(ctx, worker, case, seed, getattr(case, "arguments", None) and case)
+    warm, _ = _exchange(worker, worker.request, {"op": "bench", "case": case.name, **fields}, settings.compile_timeout,
+                        f"warm-up of {what}", settings.compile_timeout)
     holds = warm.get("guard_holds_gpu") is not False  # the worker's word can only make it stricter
     return TimedCalls(ctx, worker, case, check, StoppingRule(**(rule or {"budget_s": settings.budget_s})),
                       guard_holds_gpu=holds).run()
+
+
+def place_call(ctx: CallContext, worker: Worker, case, seed: int, drawn=None) -> dict:
+    """A call's arguments drawn from ``seed`` (``drawn``: a LeetGPU test's values, as its generator drew them)
+    and placed in ``worker``'s shared memory; the request's fields."""
+    call = ctx.reference.call_arguments(case.params, seed, drawn) if drawn is not None else \
+        ctx.reference.call_arguments(case.params, seed)
+    return worker.place(ctx.reference.spec.parameters, call)
 
 
 class TimedCalls:
@@ -120,10 +124,13 @@ class TimedCalls:
 
     def one_call(self, seed: int) -> bool:
         """One timed call; whether its sample counts (False: it held host time and was dropped)."""
-        self.send_inputs(seed)
+        fields = self.place(seed)
         asked = time.perf_counter()
-        header, _ = _exchange(self.worker, self.worker.request, {"op": "time", "seed": seed}, self.timeout, self.what)
+        header, _ = _exchange(self.worker, self.worker.request, {"op": "time", **fields}, self.timeout, self.what)
         wall_ms = (time.perf_counter() - asked) * 1e3
+        outside = self.worker.stores_outside()
+        if outside:
+            raise BenchFailure(Verdict.RUNTIME_ERROR, "\n".join(outside))
         try:
             audit = parse_audit(header)
         except ValueError as exc:
@@ -143,21 +150,18 @@ class TimedCalls:
         self.kept_exposed += header.get("exposed") is True
         return True
 
-    def send_inputs(self, seed: int) -> None:
-        """A LeetGPU test's values for the next timed call: its generator run again from ``seed`` in the judge's
-        process and shipped (an ``inputs`` request, outside the call's round trip; its seconds count in the
-        case's time budget, so that a large test's transfers end at the budget after the minimum calls), so that
-        no timed call sees another's values, as a spec's calls drawn from their seeds do not.  Nothing for a
-        spec's case: the worker draws its inputs from the seed of the ``time`` request."""
-        redraw = getattr(self.case, "redraw", None)
-        if redraw is None:
-            return
+    def place(self, seed: int) -> dict:
+        """The next timed call's inputs, drawn here from ``seed`` (a LeetGPU test: its generator run again from
+        it, ``ShippedCase.redraw``) and placed while the solution's process is frozen, so that no timed call sees
+        another's values; the seconds it takes count in the case's time budget."""
         started = time.perf_counter()
+        redraw = getattr(self.case, "redraw", None)
         self.drawn = None  # freed before the next one is drawn
-        self.drawn = redraw(seed)  # a generator that fails raises LeetGpuError, as when the test was first built
-        shipped, blobs = request_payload(self.drawn)
-        _exchange(self.worker, self.worker.request, {"op": "inputs", **shipped}, self.timeout, self.what, None, blobs)
+        if redraw is not None:
+            self.drawn = redraw(seed)  # a generator that fails raises LeetGpuError, as when the test was first built
+        fields = place_call(self.ctx, self.worker, self.case, seed, self.drawn)
         self.inputs_s += time.perf_counter() - started
+        return fields
 
     def count_hidden_work(self) -> None:
         """Work the events missed in every call, each time under the per-call allowance (audit.case_excess_ms):
@@ -171,18 +175,15 @@ class TimedCalls:
         self.audits = [[*a[:3], 1] for a in self.audits]
 
     def verify(self, seed: int) -> None:
-        """The last call's outputs against the judge's reference for ``seed``; a mismatch is a wrong answer."""
+        """The last call's outputs, read from the shared memory, against the judge's reference for ``seed``; a
+        mismatch is a wrong answer."""
         sent = time.perf_counter()
         ref = self.ctx.reference
         drawn = {"case": self.drawn} if self.drawn is not None else {}  # the values this call saw
-        if drawn:
-            self.worker.expect_reply(ref.reply_sizes(self.case.params, True, **drawn))
-        header, blobs = _exchange(self.worker, self.worker.request, {"op": "send"}, self.timeout, self.what)
+        outputs = [p.name for p in self.ctx.reference.spec.parameters if getattr(p, "role", "in") != "in"]
+        got = self.worker.results(outputs)
         try:
-            got = ref.decode(self.case.params, header, blobs, outputs_only=True, **drawn)
             bad = [m for m in ref.check(self.case.params, seed, got, **drawn) if not m.ok]
-        except BadReply as exc:
-            raise BenchFailure(Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}") from None
         except JudgeOutOfMemory as exc:
             if self.ctx.free_gpu_memory is not None:  # a rank's participant has none: it drops out
                 self.ctx.free_gpu_memory()
@@ -200,19 +201,16 @@ class TimedCalls:
             raise BenchFailure(Verdict.WRONG_ANSWER, message)
 
     def fails_again(self, seed: int, bad: list) -> bool | None:
-        """The failed timed call's inputs given once more, in an untimed ``call``: whether it failed in the same
+        """The failed timed call's inputs placed once more, in an untimed ``call``: whether it failed in the same
         elements (False: another answer from the same inputs, a race or undefined behaviour); None when that
         call could not be made or checked (the rejection stands either way)."""
         ref = self.ctx.reference
         drawn = {"case": self.drawn} if self.drawn is not None else {}
         try:
-            shipped, blobs = request_payload(self.drawn) if drawn else ({}, [])  # a LeetGPU test: the values again
-            request = {"op": "call", "params": self.case.params, "seed": 0 if drawn else seed, **shipped}
-            self.worker.expect_reply(ref.reply_sizes(self.case.params, False, **drawn))
-            header, replied = _exchange(self.worker, self.worker.request, request, self.timeout, self.what, None, blobs)
-            got = ref.decode(self.case.params, header, replied, outputs_only=False, **drawn)
-            again = [m for m in ref.check(self.case.params, seed, got, **drawn) if not m.ok]
-        except (BenchFailure, BadReply, JudgeOutOfMemory, SubmissionInvalid, WorkerCrashed, WorkerTimeout):
+            fields = place_call(self.ctx, self.worker, self.case, seed, self.drawn)
+            _exchange(self.worker, self.worker.request, {"op": "call", **fields}, self.timeout, self.what)
+            again = [m for m in ref.check(self.case.params, seed, self.worker.results(), **drawn) if not m.ok]
+        except (BenchFailure, JudgeOutOfMemory, SubmissionInvalid, WorkerCrashed, WorkerTimeout):
             return None
         return failed_alike(bad, again)
 

@@ -1,8 +1,9 @@
 """Judging a KernelBench problem (docs/kernelbench.md): five correctness trials on inputs the
 problem's own ``get_inputs`` draws from independent seeds, then the benchmark stage.
 
-The worker draws each call's inputs from its seed and calls the solution's ``ModelNew``
-(judge/worker/kernelbench_model.py); the judge draws the same inputs here, runs the
+The judge draws each call's inputs here with the problem's get_inputs under the call's seed and places them in
+the memory it shares with the solution's process, which calls the solution's ``ModelNew`` on them
+(judge/worker/kernelbench_model.py); after the call the judge draws them again, runs the
 problem's ``Model`` (built under the same seed, so with the same weights) and compares:
 inputs bit for bit, outputs with KernelBench's tolerance for their dtype.  On top of
 KernelBench's checks: every verified timed call too, and an output that stays bit-identical
@@ -34,11 +35,12 @@ from judge.challenge.kernelbench_problem import ProblemError, seeded
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.seeds import case_seed
 from judge.challenge.spec_model import ReferenceError_, Tensor, Tolerance
-from judge.challenge.tensors import TORCH_DTYPES
+from judge.challenge.tensors import TORCH_DTYPES, poison_
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
-from judge.judging.reference import decode_reply, within_memory
+from judge.judging.reference import within_memory
 from judge.judging.runner import Runner
 from judge.judging.verdict import Verdict
+from judge.worker.arguments import CallArguments
 from judge.worker.kernelbench_model import forward_seed
 
 __all__ = ["KernelBenchRunner", "KernelBenchReference", "ConstantOutput", "compare_chunked", "CHUNK_ELEMENTS"]
@@ -123,16 +125,22 @@ class KernelBenchReference:
         self.seen: list[_Seen] = []
         self.weighted = isinstance(self.model, torch.nn.Module) and any(True for _ in self.model.parameters())
 
-    def tensors(self, outputs_only: bool) -> list[tuple[str, str, tuple]]:
-        """(name, dtype, shape) of each tensor a reply holds, in order: the inputs (a call's), then the outputs."""
-        return [(p.name, p.dtype, tuple(p.shape)) for p in self.spec.parameters
-                if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
-
-    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
-        return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize for _, dtype, shape in self.tensors(outputs_only)]
-
-    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
-        return decode_reply(self.tensors(outputs_only), header, blobs)
+    def call_arguments(self, params: dict, seed: int, case=None) -> CallArguments:
+        """A call's arguments: the problem's inputs drawn from ``seed`` by its own get_inputs (the draw ``check``
+        makes again), the outputs' slots poisoned (forward's results are copied into them), and the seed torch
+        holds when forward runs (``forward_seed``: randoms a forward draws are the reference's too)."""
+        try:
+            inputs = self.problem.inputs(seed, self.device)
+        except ProblemError as exc:
+            raise ReferenceError_(str(exc)) from None
+        values, drawn = [], iter(inputs)
+        for p in self.spec.parameters:
+            if getattr(p, "role", "in") == "out":
+                values.append(poison_(torch.empty(tuple(p.shape), dtype=TORCH_DTYPES[p.dtype], device=self.device)))
+            else:
+                value = next(drawn)
+                values.append(value.detach() if isinstance(value, torch.Tensor) else value)
+        return CallArguments(values, extra={"forward_seed": forward_seed(seed)})
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
         """Every tensor in ``got`` against the judge's own values for ``seed`` (``within_memory``)."""
@@ -233,8 +241,8 @@ class KernelBenchRunner(Runner):
     def benchmark_cases(self) -> list[Case]:
         return [Case(b.name, "benchmark", dict(b.params)) for b in self.spec.benchmarks]
 
-    def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
-        problems = super().check_reply(case, seed, header, blobs)
+    def check_reply(self, case: Case, seed: int, header: dict, got: dict) -> list:
+        problems = super().check_reply(case, seed, header, got)
         self.reference.label(case.name)
         if self.reference.weighted:
             for m in problems:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from judge.challenge.cases import benchmark_cases, describe
 from judge.challenge.seeds import case_seed as derive_case_seed
-from judge.judging.reference import BadReply, Reference
+from judge.judging.reference import Reference
 from judge.timing import kernel_profile
 from judge.worker import tool_wrap
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -140,18 +140,20 @@ def _start(worker: Worker, options: ProfileOptions) -> None:
         raise ProfileError(f"the solution's process failed while loading: {exc}\n{worker.output_tail()}") from None
 
 
-def _request(worker: Worker, case, seed: int, mode: str, calls: int, timeout: float, options: ProfileOptions):
-    """The ``profile`` request; (reply, blobs).  A call that fails is the user's to fix (ProfileError)."""
+def _request(worker: Worker, reference: Reference, case, seed: int, mode: str, calls: int, timeout: float,
+             options: ProfileOptions) -> dict:
+    """The ``profile`` request on the case's inputs drawn from ``seed``, placed here; its reply.  A call that fails
+    is the user's to fix (ProfileError)."""
+    fields = worker.place(reference.spec.parameters, reference.call_arguments(case.params, seed))
     try:
-        header, blobs = worker.request({"op": "profile", "params": case.params, "seed": seed, "calls": calls,
-                                        "mode": mode}, timeout, f"profiling solve() on {case.name}",
-                                       cap=options.compile_timeout)
+        header, _ = worker.request({"op": "profile", "calls": calls, "mode": mode, **fields}, timeout,
+                                   f"profiling solve() on {case.name}", cap=options.compile_timeout)
     except (WorkerCrashed, WorkerTimeout) as exc:
         raise ProfileError(f"solve() failed while it was profiled: {exc}\n{worker.output_tail()}".strip()) from None
     if not header.get("ok"):
         raise ProfileError(f"solve() failed while it was profiled ({header.get('verdict', 'runtime_error')}): "
                            f"{header.get('message', '')}\n{worker.output_tail()}".strip())
-    return header, blobs
+    return header
 
 
 def _cupti_pass(spec, solution: str, case, seed: int, device: str, options: ProfileOptions):
@@ -160,23 +162,21 @@ def _cupti_pass(spec, solution: str, case, seed: int, device: str, options: Prof
     worker = _worker(spec, solution, device, options)
     try:
         _start(worker, options)
-        worker.expect_reply(reference.reply_sizes(case.params))
         timeout = options.timeout * (options.calls + 2) + 30.0
-        header, blobs = _request(worker, case, seed, "cupti", options.calls, timeout, options)
-        check = _check(reference, case, seed, header, blobs)
+        header = _request(worker, reference, case, seed, "cupti", options.calls, timeout, options)
+        check = _check(reference, worker, case, seed)
         calls = header.get("calls") if isinstance(header.get("calls"), list) else []
         return calls, check, dict(worker.build)
     finally:
         worker.stop()
 
 
-def _check(reference: Reference, case, seed: int, header: dict, blobs: list) -> str:
-    """"correct", or what is wrong with the last profiled call's outputs."""
-    try:
-        got = reference.decode(case.params, header, blobs, outputs_only=False)
-        bad = [m for m in reference.check(case.params, seed, got) if not m.ok]
-    except BadReply as exc:
-        return f"malformed reply: {exc}"
+def _check(reference: Reference, worker: Worker, case, seed: int) -> str:
+    """"correct", or what is wrong with the last profiled call's outputs (read from the shared memory)."""
+    outside = worker.stores_outside()
+    if outside:
+        return "wrong: " + " | ".join(outside)[:400]
+    bad = [m for m in reference.check(case.params, seed, worker.results()) if not m.ok]
     return "correct" if not bad else "wrong: " + " | ".join(m.message() for m in bad)[:400]
 
 
@@ -206,8 +206,7 @@ def _ncu_pass(spec, solution: str, case, seed: int, device: str, options: Profil
     output = ""
     try:
         _start(worker, options)
-        worker.expect_reply(Reference(spec, device).reply_sizes(case.params))
-        _request(worker, case, seed, "ncu", 1, options.ncu_timeout, options)
+        _request(worker, Reference(spec, device), case, seed, "ncu", 1, options.ncu_timeout, options)
         output = worker.end_wrapped(options.ncu_timeout)
     except ProfileError as exc:
         output = worker.output_tail(65536, 400)

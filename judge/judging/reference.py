@@ -1,9 +1,9 @@
 """The torch reference and the checks of one call, in the judge's own process.
 
-The judge re-draws the call's inputs from its seed (bit-identical to the
-worker's), runs the spec's reference on copies, and compares what the worker
-sent back.  Nothing here comes from the solution's process except the bytes
-being judged.
+The judge draws a call's inputs from its seed (``arguments``: what the harness places in the memory it shares
+with the solution's process), and after the call draws them again, runs the spec's reference on copies and
+compares every tensor the shared memory holds then: inputs unchanged, outputs within the tolerance.  Nothing
+here comes from the solution's process but the bytes being judged.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from judge.challenge.exact_math import exact_math
 from judge.challenge.spec_model import ReferenceError_
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
 from judge.challenge.spec import Spec, Tensor
-from judge.challenge.tensors import TORCH_DTYPES, from_bytes, make_arguments, poison_value
+from judge.challenge.tensors import TORCH_DTYPES, make_arguments, poison_value
+from judge.worker.arguments import CallArguments
 
-__all__ = ["Reference", "ReferenceError_", "BadReply", "JudgeOutOfMemory", "decode_reply"]
+__all__ = ["Reference", "ReferenceError_", "BadReply", "JudgeOutOfMemory"]
 
 
 class BadReply(ValueError):
@@ -80,27 +81,10 @@ class Reference:
         return {p.name: work[i] for i, p in enumerate(self.spec.parameters)
                 if isinstance(p, Tensor) and p.role != "in"}
 
-    def expected_tensors(self, params: dict, outputs_only: bool) -> list[tuple[str, str, tuple]]:
-        """(name, dtype, shape) of the tensors a reply must hold, in order."""
-        return [(p.name, p.dtype, self.spec.shape_of(p, params)) for p in self.spec.tensors
-                if not (outputs_only and p.role == "in")]
-
-    def reply_sizes(self, params: dict, outputs_only: bool = False) -> list[int]:
-        """Byte size of each tensor a reply for ``params`` holds, in order."""
-        return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize
-                for _, dtype, shape in self.expected_tensors(params, outputs_only)]
-
-    def max_reply_bytes(self, params: dict) -> int:
-        """The largest blob a reply may hold for ``params`` (the worker is not trusted)."""
-        return max(self.reply_sizes(params), default=0)
-
-    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool) -> dict[str, torch.Tensor]:
-        """The reply's tensors, rebuilt from the spec's dtypes and shapes, not the worker's word.
-
-        Raises ``BadReply`` when a tensor is missing, extra, or of the wrong size:
-        only a solution that tampers with its worker can cause that.
-        """
-        return decode_reply(self.expected_tensors(params, outputs_only), header, blobs)
+    def call_arguments(self, params: dict, seed: int, case=None) -> CallArguments:
+        """solve()'s arguments for ``params`` drawn from ``seed`` in parameter order, outputs poisoned: what the
+        judge places for the call (the same generator as ``check``'s, so the same values bit for bit)."""
+        return CallArguments(make_arguments(self.spec, params, seed, self.device))
 
     def tf32_explains(self, params: dict, seed: int, got: dict[str, torch.Tensor], names: list[str]) -> bool:
         """Whether the failed outputs ``names`` are what a TF32 matmul gives: the reference run in float32
@@ -124,7 +108,8 @@ class Reference:
         return {p.name: work[i] for i, p in enumerate(self.spec.parameters) if isinstance(p, Tensor) and p.role != "in"}
 
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
-        """Every tensor in ``got`` (from ``decode``) against the judge's own values (``within_memory``)."""
+        """Every tensor in ``got`` (what the shared memory held after the call) against the judge's own values
+        (``within_memory``)."""
         return within_memory(self._check, params, seed, got)
 
     def _check(self, params: dict, seed: int, got: dict[str, torch.Tensor]) -> list[Mismatch]:
@@ -135,7 +120,7 @@ class Reference:
         for value, p in zip(args, self.spec.parameters):
             if not isinstance(p, Tensor):
                 continue
-            if p.name not in got:  # timed calls send outputs only; decode() checked which
+            if p.name not in got:  # a timed call's check reads the outputs only
                 continue
             returned = got[p.name].to(self.device)
             if p.role == "in":
@@ -154,17 +139,3 @@ def within_memory(check, *args):
     except torch.cuda.OutOfMemoryError:
         torch.cuda.empty_cache()
         raise JudgeOutOfMemory() from None
-
-
-def decode_reply(expected: list[tuple[str, str, tuple]], header: dict, blobs: list) -> dict[str, torch.Tensor]:
-    """A reply's tensors rebuilt from the judge's (name, dtype, shape) list, in order; raises BadReply."""
-    names = [m.get("name") for m in header.get("tensors", [])] if isinstance(header.get("tensors"), list) else None
-    if names != [name for name, _, _ in expected] or len(blobs) != len(expected):
-        raise BadReply(f"the worker's reply holds tensors {names}, expected {[n for n, _, _ in expected]}")
-    got = {}
-    for (name, dtype, shape), blob in zip(expected, blobs):
-        size = math.prod(shape) * TORCH_DTYPES[dtype].itemsize
-        if len(blob) != size:
-            raise BadReply(f"the worker returned {len(blob)} bytes for '{name}', expected {size}")
-        got[name] = from_bytes(blob, dtype, shape)
-    return got

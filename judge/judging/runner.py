@@ -29,6 +29,7 @@ from judge.judging.checks import failed_alike
 from judge.judging.failures import NONDETERMINISTIC, headline
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.base.trace import mark
+from judge.worker.arguments import CallArguments
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.cpu_device import STAND_IN_NAMES, stand_ins_note
 from judge.worker.limits import Limits
@@ -46,7 +47,10 @@ NO_KERNEL = ("solve() launched no Triton kernel of its own in this call (a @trit
              "files): the rule that the answer come from the solution's own kernel (--require-kernel, or the "
              "challenge's require_kernel: true) rejects an answer that torch computed alone")
 REQUIRE_KERNEL_NOTE = ("rule: every solve() call must launch a Triton kernel of the solution's own (--require-kernel, "
-                       "or the challenge's require_kernel); a call that launches none is invalid_submission")
+                       "or the challenge's require_kernel); a call that launches none is invalid_submission. The "
+                       "launches are counted inside the solution's process, which the judge cannot see from outside: "
+                       "its own word, a rule against honest mistakes, not a defence (a solution can count a launch "
+                       "it never made; docs/security.md)")
 CUDA_ON_CPU_NOTE = ("solve() put tensors on 'cuda' by name; in CPU mode the judge's device is this CPU, so they "
                     "were made there (on a GPU they go to the judged GPU)")
 
@@ -514,7 +518,7 @@ class Runner:
         self.last_problems = []
         try:
             self.ensure_worker()
-            header, blobs = self.call_worker(case, seed)
+            header, got = self.call_worker(case, seed)
             if first:  # the first call compiles (JIT) and autotunes
                 self.result.phases_s.setdefault("first_call", time.perf_counter() - started)
         except SubmissionInvalid as exc:
@@ -532,11 +536,14 @@ class Runner:
                 self.worker.stop()  # its GPU context is gone: the death counts, a fresh worker follows
                 self.worker, self.worker_deaths = None, self.worker_deaths + 1
             return outcome
+        outside = self.worker.stores_outside()
+        if outside:
+            return self.failed(case, Verdict.RUNTIME_ERROR, "\n".join(outside))
         if self.require_kernel and not _launched_own_kernel(header):
             return CaseResult(case.name, case.kind, case.params, Verdict.INVALID_SUBMISSION, NO_KERNEL,
                               header.get("time_ms"))
         try:
-            problems = [m for m in self.check_reply(case, seed, header, blobs) if not m.ok]
+            problems = [m for m in self.check_reply(case, seed, header, got) if not m.ok]
             self.last_problems = problems
         except BadReply as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, f"malformed reply from the solution's process: {exc}")
@@ -565,20 +572,36 @@ class Runner:
         """The reference's answer (ShippedRunner asks its own, per shipped case)."""
         return self.reference.tf32_explains(case.params, seed, self.last_got, names)
 
-    def call_worker(self, case: Case, seed: int) -> tuple[dict, list]:
-        """One ``call`` request: the worker draws the inputs from ``seed``."""
-        self.worker.expect_reply(self.reference.reply_sizes(case.params))
-        return self.request_call({"op": "call", "params": case.params, "seed": seed}, f"solve() on {case.label()}")
+    def call_worker(self, case: Case, seed: int) -> tuple[dict, dict]:
+        """One call: its arguments drawn here from ``seed`` and placed in the shared memory; the reply, and the
+        tensors as the shared memory holds them after the call (judge/worker/arguments.py)."""
+        header = self.request_call({"op": "call", **self.place_call(case, seed)}, f"solve() on {case.label()}")
+        return header, self.worker.results()
 
-    def request_call(self, header: dict, what: str, blobs=()) -> tuple[dict, list]:
-        """A ``call`` with its deadline: the per-call timeout, moved by the compile time the
-        worker reports, never past ``--compile-timeout`` (worker/deadline.py)."""
-        self.first_call = False
+    def place_call(self, case: Case, seed: int) -> dict:
+        """The request fields of a call on ``case``'s inputs from ``seed`` (a LeetGPU test's own), placed: outputs
+        poisoned, or zeroed for the diagnosis of an output never initialised."""
+        return self.worker.place(self.spec.parameters, self.outputs_zeroed(self.call_arguments(case, seed)))
+
+    def call_arguments(self, case: Case, seed: int) -> CallArguments:
+        return self.reference.call_arguments(case.params, seed)
+
+    def outputs_zeroed(self, call: CallArguments) -> CallArguments:
+        """``call`` with the out tensors zeroed instead of poisoned while ``zero_outputs`` is on (the ones that
+        start from a challenge's values stay as they are)."""
         if self.zero_outputs:
-            header = dict(header, outputs="zero")
-        reply = self.worker.request(header, self.options.call_timeout(self.interpret), what,
-                                    cap=self.options.compile_timeout, blobs=blobs)
-        self.note_cuda_on_cpu(reply[0])
+            for value, p in zip(call.values, self.spec.parameters):
+                if getattr(p, "role", None) == "out" and p.name not in call.kept and isinstance(value, torch.Tensor):
+                    value.zero_()
+        return call
+
+    def request_call(self, header: dict, what: str) -> dict:
+        """A ``call`` with its deadline: the per-call timeout; the first call on new sizes may compile, up to
+        ``--compile-timeout`` (worker/client.Worker.request)."""
+        self.first_call = False
+        reply, _ = self.worker.request(header, self.options.call_timeout(self.interpret), what,
+                                       cap=self.options.compile_timeout)
+        self.note_cuda_on_cpu(reply)
         return reply
 
     def note_cuda_on_cpu(self, reply: dict) -> None:
@@ -597,9 +620,8 @@ class Runner:
             self.cuda_calls = called
             notes.append(stand_ins_note(called))
 
-    def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
-        """Every tensor of a call's reply against the judge's own values (raises BadReply)."""
-        got = self.reference.decode(case.params, header, blobs, outputs_only=False)
+    def check_reply(self, case: Case, seed: int, header: dict, got: dict) -> list:
+        """Every tensor of a call, as the shared memory holds it after the call, against the judge's own values."""
         self.last_got = got  # for a hint if the check fails (looks_like_tf32)
         return self.reference.check(case.params, seed, got)
 

@@ -43,7 +43,6 @@ __all__ = ["find_sanitizer", "sanitize_problem", "sanitize_run", "SanitizerRun",
 # a kernel 10-1000 times slower, and a race shows at any size with more than one tile.
 SANITIZE_ELEMENTS = 1 << 20
 CALL_TIMEOUT_S = 300.0  # one sanitized call, compiles included
-UNZONED_ENV = "JUDGE_WORKER_UNZONED"  # worker/guarded.py: tensors without guard zones, for memcheck
 KEEP_ENV = "JUDGE_SANITIZER_KEEP"  # a folder: each raw report is copied there
 HOW_TO_GET = ("compute-sanitizer ships with NVIDIA's CUDA toolkit, beside nvcc (<toolkit>/bin/compute-sanitizer; "
               "Debian/Ubuntu: the cuda-sanitizer-<version> package of NVIDIA's CUDA repository, or conda install "
@@ -93,9 +92,15 @@ class SanitizedWorker(Worker):
         """The usual sandbox, or none (``unsealed``: the sanitizer could not work inside it; said in the report)."""
         return None if self.unsealed else super()._policy()
 
+    def place(self, parameters, call, zoned: bool = False) -> dict:
+        """Without guard zones, and ``private``: the worker calls solve() on copies of the slots, each an
+        allocation of its own, exactly its size (torch's caching allocator off too), and copies them back after,
+        so that compute-sanitizer's memcheck sees a store past a tensor as one past its allocation."""
+        return {**super().place(parameters, call, zoned=False), "private": True}
+
     def _start_process(self, fds: list[int], output):
         env = self._environment()
-        env.update({UNZONED_ENV: "1", "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+        env.update({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
         command = [self.sanitizer, "--tool", self.tool, "--log-file", self.log, "--print-limit", "100",
                    "--show-backtrace", "device", *_tool_flags(self.tool), sys.executable, "-m", "judge.worker",
                    *map(str, fds)]

@@ -1,18 +1,18 @@
 """Judging a LeetGPU challenge folder: the judge builds the tests with the
-challenge's own generators (judge/challenge/leetgpu.py), ships each call's
-inputs to the worker (judge/challenge/shipped.py) and checks the reply against
-the challenge's ``reference_impl`` run in its own process.
+challenge's own generators (judge/challenge/leetgpu.py), places each call's
+values in the memory it shares with the solution's process (judge/worker/arguments.py)
+and checks what that memory holds after the call against the challenge's ``reference_impl``
+run in its own process.
 
 Everything else is ``Runner``'s: the worker, its isolation and crash handling,
 poisoned outputs, the input checks, the verdicts, and the benchmark stage with
-its timing method, guard and audits (the performance test's inputs travel with
-the ``bench`` request and every timed call copies them).
+its timing method, guard and audits (every timed call's values drawn again by the
+challenge's generator from the call's seed, here, and placed before the call).
 """
 
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import replace
 
 import torch
@@ -21,14 +21,14 @@ from judge.challenge.cases import Case
 from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs, \
     without_asserts
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
-from judge.challenge.shipped import input_payload
 from judge.challenge.shipped_module import tensors as module_tensors
 from judge.challenge.spec import Tensor
 from judge.challenge.spec_model import Module, ReferenceError_
-from judge.challenge.tensors import TORCH_DTYPES, poison_value
+from judge.challenge.tensors import TORCH_DTYPES, poison_, poison_value
 from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input, errors_against
 from judge.judging.error_order import UNIT_ROUNDOFF, OrderCheck, order_note
-from judge.judging.reference import decode_reply, within_memory
+from judge.judging.reference import within_memory
+from judge.worker.arguments import CallArguments
 from judge.judging.runner import Runner
 from judge.challenge.seeds import case_seed
 
@@ -40,7 +40,7 @@ _DTYPE_NAMES = {dtype: name for name, dtype in TORCH_DTYPES.items()}
 class ShippedReference:
     """Expected outputs and checks of shipped cases, on the judge's device.
 
-    ``reply_sizes``/``decode``/``check`` take ``params`` like ``Reference``'s, for
+    ``call_arguments``/``check`` take ``params`` like ``Reference``'s, for
     the benchmark stage, and answer for the one performance test (``benchmark``,
     a LeetGPU challenge has exactly one) or, given ``case``, for the values a
     timed call got (the performance test drawn again from that call's seed).
@@ -63,22 +63,10 @@ class ShippedReference:
             self._expected[case.name] = expected_outputs(self.instance, case, self.spec.source)
         return self._expected[case.name]
 
-    def tensors_of(self, case: ShippedCase, outputs_only: bool) -> list[tuple[str, str, tuple]]:
-        """(name, dtype, shape) of each tensor a reply holds, in order: the tensor arguments, then (a test's
-        reply, not a timed call's) each model's weights as ``model.weight`` (worker/session.send_tensors)."""
-        out = [(p.name, p.dtype, tuple(case.arguments[p.name].shape)) for p in self.spec.parameters
-               if isinstance(p, Tensor) and not (outputs_only and p.role == "in")]
-        if not outputs_only:
-            out += [(name, _DTYPE_NAMES[value.dtype], tuple(value.shape)) for name, value in self.weights(case)]
-        return out
-
     def weights(self, case: ShippedCase) -> list[tuple[str, torch.Tensor]]:
         """(``model.weight``, tensor) of each model argument's parameters: inputs a call must leave unchanged."""
         return [(f"{p.name}.{inner}", value.detach()) for p in self.spec.parameters if isinstance(p, Module)
                 for inner, value in module_tensors(case.arguments[p.name], buffers=False)]
-
-    def case_sizes(self, case: ShippedCase, outputs_only: bool = False) -> list[int]:
-        return [math.prod(shape) * TORCH_DTYPES[dtype].itemsize for _, dtype, shape in self.tensors_of(case, outputs_only)]
 
     def check_case(self, case: ShippedCase, got: dict[str, torch.Tensor], keep: bool = True) -> list[Mismatch]:
         """Inputs unchanged, outputs within the challenge's atol/rtol of ``reference_impl``'s (``keep``: as
@@ -174,16 +162,22 @@ class ShippedReference:
 
         return tf32_explains_all(got, self.expected(case), names, on_tf32_inputs)
 
+    def call_arguments(self, params: dict, seed: int, case: ShippedCase | None = None) -> CallArguments:
+        """The arguments of a call on ``case`` (the performance test as a timed call's generator drew it; None:
+        the one built for the run), in signature order: its tensors, scalars and model as they are, the out
+        tensors it does not initialise poisoned (fresh tensors: the case's own stay as they are)."""
+        case = case if case is not None else self.benchmark
+        values = []
+        for p in self.spec.parameters:
+            value = case.arguments[p.name]
+            if isinstance(p, Tensor) and p.role == "out" and p.name not in case.kept:
+                value = poison_(torch.empty_like(value))
+            values.append(value)
+        return CallArguments(values, frozenset(case.kept))
+
     # -- the Reference interface of the benchmark stage ---------------------------------
     # ``case``: the performance test as a timed call's generator drew it (ShippedCase.redraw), whose values
     # that call saw; None: the one built for the run (its warm-up's).
-    def reply_sizes(self, params: dict, outputs_only: bool = False, case: ShippedCase | None = None) -> list[int]:
-        return self.case_sizes(case if case is not None else self.benchmark, outputs_only)
-
-    def decode(self, params: dict, header: dict, blobs: list, outputs_only: bool,
-               case: ShippedCase | None = None) -> dict[str, torch.Tensor]:
-        return decode_reply(self.tensors_of(case if case is not None else self.benchmark, outputs_only), header, blobs)
-
     def check(self, params: dict, seed: int, got: dict[str, torch.Tensor],
               case: ShippedCase | None = None) -> list[Mismatch]:
         """A timed call's outputs against ``reference_impl`` on the values it saw (computed now, not kept)."""
@@ -275,18 +269,19 @@ class ShippedRunner(Runner):
         self.reference = ShippedReference(self.spec, self.device)
         return cases
 
-    def call_worker(self, case: ShippedCase, seed: int) -> tuple[dict, list]:
-        """One ``call`` request carrying the case's inputs."""
-        self.worker.expect_reply(self.reference.case_sizes(case))
-        metas, blobs = input_payload(self.spec.parameters, case.arguments, case.kept)
-        return self.request_call({"op": "call", "params": case.params, "seed": 0, "inputs": metas},
-                                 f"solve() on the {case.name} test ({case.label()})", blobs)
+    def call_worker(self, case: ShippedCase, seed: int) -> tuple[dict, dict]:
+        """One call on the test's own values (its generator's), placed in the shared memory."""
+        header = self.request_call({"op": "call", **self.place_call(case, seed)},
+                                   f"solve() on the {case.name} test ({case.label()})")
+        return header, self.worker.results()
+
+    def call_arguments(self, case: ShippedCase, seed: int) -> CallArguments:
+        return self.reference.call_arguments(case.params, seed, case)
 
     def spawn_baseline(self) -> None:
         """Not early: the performance test is built only when the benchmarks run."""
 
-    def check_reply(self, case: ShippedCase, seed: int, header: dict, blobs: list) -> list:
-        got = decode_reply(self.reference.tensors_of(case, outputs_only=False), header, blobs)
+    def check_reply(self, case: ShippedCase, seed: int, header: dict, got: dict) -> list:
         self.last_got = got  # for a hint if the check fails (Runner.looks_like_tf32)
         return within_memory(self.reference.check_case, case, got)
 

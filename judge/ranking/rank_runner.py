@@ -123,10 +123,13 @@ class Participant:
     """
 
     def __init__(self, name: str, options: Options, run_seed: int, runner: Runner | None = None,
-                 worker=None):
+                 worker=None, reference=None):
         self.name, self.settings, self.run_seed = name, BenchSettings.of(options), run_seed
         self.runner, self._worker = runner, worker
-        self.reference = runner.reference if runner is not None else None  # None: outputs not checked
+        # Where its calls' inputs are drawn (every participant's the same); its outputs are checked only where it
+        # has a runner (the torch baseline's are not: ``checks``).
+        self.reference = runner.reference if runner is not None else reference
+        self.checks = runner is not None
         self.audits: dict[str, list] = {}
         self.verified: dict[str, int] = {}
         self.phases: dict[str, dict] = {}  # seconds of warm-up, timing and verification, summed over rounds
@@ -151,8 +154,7 @@ class Participant:
 
         rule = {"min_calls": calls, "max_calls": calls, "budget_s": 1e9}
         try:
-            done = bench_case(self.call_context(round_index), self.worker(), case, check=self.reference is not None,
-                              rule=rule)
+            done = bench_case(self.call_context(round_index), self.worker(), case, check=self.checks, rule=rule)
         except BenchFailure as exc:
             self.failed_case = case
             raise DroppedOut(exc.verdict.value, exc.message) from None
@@ -171,8 +173,9 @@ class Participant:
             self._worker.stop()
 
 
-def start_torch(spec, device: str, options: Options, run_seed: int, directory: str) -> Participant:
-    """The torch baseline in a worker of its own (raises the worker's exceptions)."""
+def start_torch(spec, device: str, options: Options, run_seed: int, directory: str, reference) -> Participant:
+    """The torch baseline in a worker of its own, its calls' inputs drawn by ``reference`` (raises the worker's
+    exceptions)."""
     from judge.judging.benchmark_stage import baseline_file, baseline_reads
     from judge.worker.client import Worker
 
@@ -183,7 +186,7 @@ def start_torch(spec, device: str, options: Options, run_seed: int, directory: s
     except BaseException:
         worker.stop()
         raise
-    return Participant(TORCH, options, run_seed, worker=worker)
+    return Participant(TORCH, options, run_seed, worker=worker, reference=reference)
 
 
 def run_rounds(participants: list[Participant], cases: list[Case], plan: RoundPlan,
@@ -291,7 +294,7 @@ def _time_accepted(out: RankResult, spec, accepted: list[Runner], options: Optio
     participants = [Participant(r.solution, options, out.seed, runner=r) for r in accepted]
     with tempfile.TemporaryDirectory(prefix="judge-rank-") as tmp:
         try:
-            participants.append(start_torch(spec, accepted[0].device, options, out.seed, tmp))
+            participants.append(start_torch(spec, accepted[0].device, options, out.seed, tmp, accepted[0].reference))
         except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
             out.notes.append(f"the torch baseline could not be timed: {headline(str(exc))}")
         for p in participants:

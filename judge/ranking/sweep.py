@@ -168,7 +168,7 @@ def _start(spec, solutions, options, env, tmp, doc, runners) -> list[Participant
         else:
             doc["series"].append(_failed(path, runner.result.verdict.value, runner.result.message))
     try:
-        participants.append(start_torch(spec, detect_mode(options)[1], options, options.seed, tmp))
+        participants.append(start_torch(spec, detect_mode(options)[1], options, options.seed, tmp, reference))
     except (SubmissionInvalid, WorkerCrashed, WorkerTimeout) as exc:
         doc["notes"].append(f"the torch baseline could not be timed: {headline(str(exc))}")
     return participants

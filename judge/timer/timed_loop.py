@@ -1,34 +1,27 @@
-"""Timing solve() in the worker (GPU only).  docs/timing.md states the method;
-this is the worker's half of it, driven by the judge (timing/benchmark_stage.py):
+"""Timing solve() in the solution's process (GPU only).  docs/timing.md states the method;
+this is the worker's half of it, driven by the judge (judging/benchmark_stage.py), on arguments the judge
+placed in the memory both processes map (judge/worker/arguments.py):
 
-1. ``bench``: warm-up, untimed: calls on fresh inputs until at least 3 calls and
-   25 ms of GPU time have passed (the first call compiles and autotunes).  The
-   host time of each solve() call sizes the launch guard (cover.py), and a few
+1. ``bench``: warm-up, untimed: calls on the arguments the judge placed for it (its inputs put back before
+   every call) until at least 3 calls and 25 ms of GPU time have passed (the first call compiles and
+   autotunes).  The host time of each solve() call sizes the launch guard (cover.py), and a few
    untimed guarded calls settle it.  Replies ``warm``.
-2. ``time`` (one timed call): the judge sends the call's input seed, drawn from
-   its own entropy, so no input of a timed call exists before it is asked for.
-   The worker draws the inputs into guarded buffers (untimed), synchronizes,
-   launches the guard's kernel (it holds every SM while solve() is launched,
-   then poisons the outputs again and flushes the L2), records the start and
-   end events on the timer's own stream around solve(), then synchronizes the
-   whole device and reads the host clock.  Every timed call is measured this
-   one way (``measured_call``): the events, and the host clock across the
-   device-wide synchronize, which the judge compares (audit.py).  Then the
-   arguments' seal and guard zones and the process state (stream, device,
-   flags) and the judge's own code are checked (session.check_call).  Replies
-   ``timed`` with the numbers; whether this call is verified is decided by the
-   judge only now, after the call.
-   A LeetGPU folder's values cannot be drawn here (its generator runs in the judge):
-   before each ``time`` the judge sends them in an ``inputs`` request (the session
-   keeps them as the template the call copies into its guarded buffers).
-3. ``send``: the last timed call's outputs, for the judge to check.
-4. ``end``: replies ``bench_done`` (the guard's length, the flush, whether the
-   guard holds the GPU).
+2. ``time`` (one timed call): the judge drew the call's inputs from a seed of its own entropy, wrote them into
+   the slots and poisoned the outputs while this process was frozen, so no input of a timed call exists here
+   before it is asked for.  The worker synchronizes, launches the guard's kernel (it holds every SM while
+   solve() is launched, then poisons the outputs again and flushes the L2), records the start and end events on
+   the timer's own stream around solve(), then synchronizes the whole device and reads the host clock.  Every
+   timed call is measured this one way (``measured_call``): the events, and the host clock across the
+   device-wide synchronize, which the judge compares with each other and with its own clock (audit.py).
+   Replies ``timed`` with the numbers; the judge freezes this process, and decides only now whether to read
+   and verify the outputs, which it does from its own mapping.
+3. ``end``: replies ``bench_done`` (the guard's length, the flush, whether the guard holds the GPU).
 
 The worker imports this module before the solution, so the functions bound
 here (torch's C methods where it has them) are the real ones even if the
-solution monkeypatches torch.  It owns the method and imports nothing of the
-worker: the session (judge/worker/session.py) owns the I/O and hands itself in.
+solution monkeypatches torch: the numbers are honest for an honest solution, and only this process's word for
+any other (the judge bounds them by its own clock and the physical floor).  It owns the method and imports
+nothing of the worker: the session (judge/worker/session.py) owns the I/O and hands itself in.
 """
 
 from __future__ import annotations
@@ -42,7 +35,6 @@ from typing import NamedTuple
 import torch
 
 from judge.challenge.tensors import TORCH_DTYPES, poison_value, raw_bytes, tensor_params
-from judge.challenge.seeds import warmup_seed
 from judge.timer.guard import GUARD_MAX_US, exposed_call, grown_guard_us, launch_guard_us
 from judge.timer.cover import Cover, Prepared
 from judge.timer.fills import Fill, pattern_of
@@ -72,8 +64,6 @@ _current_stream = torch.cuda.current_stream  # only where no stream is given (th
 _clone = torch.Tensor.clone
 _clock = time.perf_counter  # the host clock of every timed call: never an attribute a solution can rebind
 _TENSOR = getattr(torch._C, "TensorBase", None) or torch._C._TensorBase  # C methods, an immutable type
-_sum, _view, _item = _TENSOR.sum, _TENSOR.view, _TENSOR.__getitem__
-_detach, _contiguous, _reshape = _TENSOR.detach, _TENSOR.contiguous, _TENSOR.reshape
 _fill = _TENSOR.fill_
 _HOOKS = (sys.setprofile, sys.settrace, threading.setprofile, threading.settrace)
 
@@ -155,64 +145,42 @@ BLOCKING_EVIDENCE = 3
 
 
 class TimedLoop:
-    """One ``bench`` request's state in the worker: the guard, the timer's stream, the last call."""
+    """One ``bench`` request's state in the worker: the guard, the timer's stream."""
 
     def __init__(self, session, header: dict):
-        # Only a per-case seed reaches the worker, for the warm-up: the run's seed may hold a competition's secret.
-        self.session, self.params, case_seed = session, header["params"], int(header["seed"])
+        self.session = session
         self.stream = session.timer_stream()
-        self.arena = None  # the calls' guarded buffers, allocated once and written again for every call
         started = session.clock()
-        host_call_us = warmup(self, case_seed)
+        host_call_us = warmup(self, session.args)
         self.warmup_s = session.clock() - started
         self.guard = LaunchGuard.measure(Cover(flush_buffer(session.device)), host_call_us)
-        settle_guard(session, self.arguments(warmup_seed(case_seed, 0)), self.guard, self.stream)
-        self.args: list | None = None
+        settle_guard(session, session.args, self.guard, self.stream)
 
-    def arguments(self, seed: int) -> list:
-        """Fresh inputs from ``seed`` and poisoned outputs, in this loop's guarded buffers (sealed)."""
-        args = self.session.arguments(self.params, seed, self.arena)
-        self.arena = self.session.sealed[0] if self.session.sealed is not None else None
-        return args
-
-    def time(self, seed: int) -> dict:
-        """One timed call on inputs drawn from ``seed``; what the judge needs to judge its time."""
+    def time(self, args: list) -> dict:
+        """One timed call on ``args`` (the judge's slots, written for this call); what the judge needs to judge
+        its time."""
         clear_hooks()
-        self.args = self.arguments(seed)
-        call, self.digest = measured_call(self.session, self.args, self.guard, self.stream, digest=True)
-        self.session.check_call()  # seal, guard zones, state, the judge's code: a runtime error if broken
+        call = measured_call(self.session, args, self.guard, self.stream)
+        self.session.check_call()  # torch's state set back, the GPU memory share: a runtime error if broken
         dropped = self.guard.absorb(call)  # a sample that holds host time is dropped and the guard grown
         return {"ok": True, "op": "timed", "event_ms": call.event_ms, "host_ms": call.host_ms,
                 "tail_ms": call.tail_ms, "lead_us": call.lead_us, "cover_us": call.cover_us,
                 "dropped": dropped, "exposed": call.exposed, "guard_us": self.guard.us,
                 "solve_blocks": self.guard.blocking}
 
-    def send_outputs(self) -> None:
-        """The last call's outputs, as they were when its device-wide synchronize returned: the judge decides
-        to verify only after the call, and work deferred past it (a thread, a callback) must not finish them
-        meanwhile."""
-        if self.args is None:
-            raise RuntimeError("no timed call to send")
-        if not same_digest(self.digest, outputs_digest(self.session.spec, self.args)):
-            raise self.session.tampered("the outputs of a timed call changed after solve() returned and the device "
-                                        "was synchronized: work deferred past the call (a thread, a host callback) "
-                                        "is not timed; finish the outputs before solve() returns")
-        self.session.send_tensors({"ok": True, "op": "verify"}, self.args, outputs_only=True)
-
     def done(self) -> dict:
         return {"ok": True, "op": "bench_done", "warmup_s": self.warmup_s, "launch_guard_us": self.guard.us,
                 "flush_bytes": self.guard.cover.flush_bytes, "guard_holds_gpu": self.guard.holds_gpu}
 
 
-def warmup(loop: TimedLoop, case_seed: int) -> list[float]:
-    """Untimed calls; returns the host time of solve() (µs) in each call after the first.
-
-    Only torch's state is set back after each (a 0.09 ms kernel takes ~280 calls here); the full check
-    (session.check_call) follows the last: the buffers are used again, so a guard zone a warm-up call
-    wrote into is still found changed, and the judge's code is compared with its recording."""
+def warmup(loop: TimedLoop, args: list) -> list[float]:
+    """Untimed calls on ``args``, each on the inputs the judge placed (put back from a copy before every call);
+    returns the host time of solve() (µs) in each call after the first.  torch's state is set back after each
+    (a 0.09 ms kernel takes ~280 calls here)."""
     session, calls, gpu_ms, host_us = loop.session, 0, 0.0, []
+    kept = Inputs(session.spec, args, getattr(session, "outputs_kept", ()))
     while calls < WARMUP_MIN_CALLS or gpu_ms < WARMUP_MIN_MS:
-        args = loop.arguments(warmup_seed(case_seed, calls))
+        kept.put_back()
         gpu_ms += session.timed_call(args)
         session.restore_state()
         if calls:  # the first call compiles
@@ -220,32 +188,22 @@ def warmup(loop: TimedLoop, case_seed: int) -> list[float]:
         calls += 1
         if calls >= 1000:
             break
+    kept.put_back()
     session.check_call()
     return host_us
 
 
-def outputs_digest(spec, args: list) -> list:
-    """Sums of the output and inout tensors' 32-bit words: all of them, every second and every third (so a
-    permutation, a sort finished later, changes it), as device tensors through torch's C methods (no
-    patch of ``torch.Tensor`` reaches them, and clear_hooks removed any torch mode the solution left): computing it queues work and waits for none."""
-    parts = []
-    for i, p in tensor_params(spec):
-        if p.role == "in" or not args[i].numel():
-            continue
-        raw = _view(_reshape(_contiguous(_detach(args[i])), (-1,)), torch.uint8)
-        cut = 4 * (raw.numel() // 4)
-        words = _view(_item(raw, slice(0, cut)), torch.int32)
-        parts += [_sum(words, dtype=torch.int64), _sum(_item(words, slice(None, None, 2)), dtype=torch.int64),
-                  _sum(_item(words, slice(None, None, 3)), dtype=torch.int64),
-                  _sum(_item(raw, slice(cut, None)), dtype=torch.int64)]
-    return parts
+class Inputs:
+    """Copies of a call's inputs (in, inout and the kept out tensors) in this process, put back before each of
+    several calls on the same slots (the warm-up's, judge profile's): every call sees the values the judge placed."""
 
+    def __init__(self, spec, args: list, kept=()):
+        self.pairs = [(args[i], _clone(args[i])) for i, p in tensor_params(spec)
+                      if args[i].numel() and (p.role != "out" or p.name in kept)]
 
-_DIGEST = (outputs_digest,)  # bound once: a rebound module global is not what a timed call reads
-
-
-def same_digest(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(int(x) == int(y) for x, y in zip(a, b))
+    def put_back(self) -> None:
+        for tensor, copy in self.pairs:
+            tensor.copy_(copy)
 
 
 class Call(NamedTuple):
@@ -359,18 +317,14 @@ def time_gpu(work) -> float:
     return _elapsed(begin, end)
 
 
-def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: bool = False) -> Call:
+def measured_call(session, args: list, guard: LaunchGuard, stream=None) -> Call:
     """One guarded call, timed both ways: synchronize, guard (spin, repoison, flush), start event, solve(),
     end event, all on ``stream`` (the timer's; None: the current one), then a device-wide synchronize and the
     host clock.  The GPU is idle when the guard is launched, so the host clock from there to after the
     synchronize covers guard + solve() + latency; less the guard's event time that is ``host_ms``.  Work
     solve() hides on a stream of its own, in a thread or after it returned shows there even when the events
     miss it; should it overlap the guard, ``tail_ms`` (from calling solve() to the synchronize) still counts
-    it.  Every timed call is measured so: no call can tell whether it is audited or verified.
-
-    With ``digest``, returns (call, the outputs' digest) too, queued the moment the synchronize returns,
-    before any more Python of the judge's runs (only torch's C methods and this function's locals: a patched
-    torch function or a thread finishing the outputs later changes them after it)."""
+    it.  Every timed call is measured so: no call can tell whether it is audited or verified."""
     stream = stream if stream is not None else _current_stream()
     before, begin, end = (_Event(enable_timing=True) for _ in range(3))
     prepared = guard.prepare(Repoison(session.spec, args, getattr(session, "outputs_kept", ())))  # untimed
@@ -379,9 +333,6 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     _record(before, stream)
     guard(prepared)
     _record(begin, stream)
-    opening = getattr(session, "before_solve", None)
-    if opening is not None:  # the window from the draw closes (judge/worker/draw_window.py)
-        opening()
     solve_called = _clock()
     session.solve(*args)
     clear_hooks()  # before any more of the judge's code runs: work a hook queues now is still timed
@@ -396,13 +347,12 @@ def measured_call(session, args: list, guard: LaunchGuard, stream=None, digest: 
     # or its outputs are read.  Without this the verdict of such a solution was a race.
     _synchronize()
     done = _clock()
-    sums = _DIGEST[0](session.spec, args) if digest else None
     cover_ms = _elapsed(before, begin)
     # A solve() that waits for the GPU waits for the guard's flush too: its tail starts where the guard ends.
     tail_from = max(solve_called, start + cover_ms / 1e3) if guard.blocking else solve_called
     call = Call(_elapsed(begin, end), lead_us, cover_ms * 1e3, (done - start) * 1e3 - cover_ms,
                 (done - tail_from) * 1e3, idle)
-    return (call, sums) if digest else call
+    return call
 
 
 class Repoison:
@@ -446,6 +396,6 @@ def _poison_pattern(dtype: torch.dtype) -> bytes:
 
 
 # Built when the worker imports this, before the solution can patch torch's casts.
-# Read-only: the fingerprint (integrity.py) sees a rebound name, not a dict changed in place.
+# Read-only mappings, built before the solution loads.
 _POISON = MappingProxyType({dtype: _poison_pattern(dtype) for dtype in TORCH_DTYPES.values()})
 _POISON_VALUE = MappingProxyType({dtype: poison_value(dtype) for dtype in TORCH_DTYPES.values()})

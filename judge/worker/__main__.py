@@ -1,13 +1,15 @@
-"""The worker process: ``python -m judge.worker REQUEST_FD RESPONSE_FD [AREA_FD]``.
+"""The solution's process (the worker).
 
 Spawned (never forked) by the judge for one solution, or forked by the judge server; either way it
 starts in namespaces of its own (judge/worker/namespaces.py).  It imports the
-solution, then answers requests: ``call`` runs solve() once on fresh inputs
-(drawn from a seed, or shipped by the judge with the request) and sends every tensor argument back as raw bytes (through the shared area
-of judge/worker/area.py when the judge passed one); ``bench`` times repeated
-calls (judge/timer/timed_loop.py).  The solution's prints go to this process's
-stdout/stderr, which the judge captures to a file: they never reach the
-protocol pipes.  The verdict is not decided here; the judge checks the bytes.
+solution, then answers requests: ``call`` runs solve() once on the arguments the judge placed in the memory
+both processes map (judge/worker/arguments.py: ``ARGUMENTS_FD`` in CPU mode, a CUDA IPC handle in the request
+on a GPU); ``bench`` times repeated calls (judge/timer/timed_loop.py).  The judge freezes this process between
+requests and reads every result from that memory itself.  The solution's prints go to this process's
+stdout/stderr, which the judge captures to a file: they never reach the protocol pipes.  The verdict is not
+decided here.
+
+    python -m judge.worker REQUEST_FD RESPONSE_FD [ARGUMENTS_FD]
 """
 
 from __future__ import annotations
@@ -30,31 +32,24 @@ def main(argv: list[str]) -> int:
     request_fd, response_fd = int(argv[0]), int(argv[1])
     try:  # binds torch's timing functions (session, timed_loop) before the solution loads
         from judge.worker import protocol, session
-        from judge.worker.area import WorkerArea
     except ImportError as exc:  # torch, triton or numpy missing or broken: the judge's installation, not the solution
         _environment_failure(exc)
 
-    area = WorkerArea(int(argv[2])) if len(argv) > 2 else None
+    arguments_fd = int(argv[2]) if len(argv) > 2 else None
     session.warm_up(os.environ.get(WARM_DEVICE_ENV, ""))  # while the judge is still busy
     header, _ = protocol.receive(request_fd)
-    worker = session.Session(header, response_fd, _perf_counter, request_fd, area)
+    worker = session.Session(header, response_fd, _perf_counter, request_fd, arguments_fd)
     if not worker.start():
         return 0
     while True:
         try:
-            header, blobs = protocol.receive(request_fd)
+            header, _ = protocol.receive(request_fd)
         except protocol.ProtocolError:
             return 0  # the judge went away
-        op = header.get("op")
-        if op == "exit":
+        if header.get("op") == "exit":
             return 0
-        if not worker.handle(header, blobs):
+        if not worker.handle(header):
             return 3  # the device is unusable after a fault: the judge starts a new worker
-        # Between requests no code of the solution's may run (judge/worker/draw_window.py): what it hung on this
-        # request's objects goes now, before the next one (its seed, its sizes) is read, and what that set up
-        # (a timer, a handler) is undone.
-        del header, blobs
-        worker.window.close()
 
 
 def _environment_failure(exc: ImportError) -> None:

@@ -1,5 +1,7 @@
-"""The judge's side of the worker: spawn it, send requests with deadlines,
-and turn crashes and hangs into exceptions the runner can give verdicts to.
+"""The judge's side of the worker: spawn it, place each call's arguments in the memory both processes map
+(judge/worker/arguments.py), send requests with deadlines the judge decides, freeze the solution's process
+whenever a reply has arrived, read the results from its own mapping, and turn crashes and hangs into exceptions
+the runner can give verdicts to (docs/security.md, "The harness").
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from judge.base.languages import is_cuda_source
 from judge.worker import protocol, sandbox, tree
 from judge.worker import cuda_build
 from judge.worker.cuda_build import CudaUnavailable, cuda_settings
-from judge.worker.area import AreaError, JudgeArea, span
+from judge.worker.arguments import ArgumentsError, CallArguments, JudgeArguments
 from judge.worker.deadline import CallDeadline
 from judge.worker.limits import MAX_PROCESSES, Limits, MemoryWatchdog
 
@@ -192,10 +194,8 @@ class Worker:
         self.cuda: dict | None = None  # a CUDA C++ solution's build settings (start)
         self.build: dict = {}  # what its build did: cached, seconds, arch (the ready message)
         self.watchdog: MemoryWatchdog | None = None
-        self.max_blob = protocol.MAX_BLOB
-        self.max_blobs, self.max_total = 0, 0  # what the next replies may hold (expect_reply)
-        self.area: JudgeArea | None = None  # shared memory for replies' bytes (area.py)
-        self._area_owed = False  # the last reply used the area: say area_free before the next message
+        self.arguments: JudgeArguments | None = None  # every call's arguments, shared with the worker (arguments.py)
+        self._signatures: set = set()  # the sizes and scalars calls have had: a new one may compile (_compiles)
         self._initialized = False  # spawned but never started: still importing, it cannot hear "exit"
         self.process = None  # subprocess.Popen, or forked.ForkedProcess in a command the server runs
         self.workdir: tempfile.TemporaryDirectory | None = None
@@ -206,7 +206,7 @@ class Worker:
         self.init_extra: dict = {}  # more of the init message (judge profile: {"profile": "cupti"})
         self._triton_cache: str | None = None  # where its solution's kernels compile (_solution_env)
         self._root: int | None = None  # the worker's own process, below its supervisor (tree.worker_root)
-        self._frozen = False  # stopped while the judge reads its last reply in the shared area (_check_reply)
+        self._frozen = False  # stopped since its last reply, until the next request (_check_reply)
 
     # -- life cycle ------------------------------------------------------------
     def start(self, timeout: float) -> None:
@@ -363,8 +363,11 @@ class Worker:
         self._response_r, response_w = os.pipe()
         _widen_pipe(response_w)
         _widen_pipe(self._request_w)  # shipped inputs (LeetGPU tests) cross it
-        self.area = JudgeArea.create()
-        fds = (request_r, response_w) + ((self.area.fd,) if self.area else ())
+        try:
+            self.arguments = JudgeArguments(self.device)
+        except ArgumentsError as exc:
+            raise JudgeEnvironmentError(str(exc)) from None
+        fds = (request_r, response_w) + ((self.arguments.fd,) if self.arguments.fd is not None else ())
         try:
             # Appending: emptied at every request (new_output), the file counts one call's output against
             # RLIMIT_FSIZE, not all calls' together.
@@ -379,9 +382,8 @@ class Worker:
             if self.process is None:
                 for fd in (self._request_w, self._response_r):
                     os.close(fd)
-                if self.area is not None:
-                    self.area.close()
-                    self.area = None
+                self.arguments.close()
+                self.arguments = None
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_tree,
                                        scratch=self._writable(), scratch_limit=self.limits.scratch_bytes,
                                        output_fd=self._output_fd, output_limit=self.limits.output_bytes)
@@ -464,9 +466,9 @@ class Worker:
                 _LIVE.get(self._owner, set()).discard(self)
                 if not _LIVE.get(self._owner, True):
                     del _LIVE[self._owner]
-        if self.area is not None:
-            self.area.close()
-            self.area, self._area_owed = None, False
+        if self.arguments is not None:
+            self.arguments.close()
+            self.arguments = None
         if self.workdir is not None:
             try:
                 self.workdir.cleanup()
@@ -511,29 +513,68 @@ class Worker:
         tree.wait_ended(stopped, timeout=10)
 
     # -- requests ------------------------------------------------------------------
-    def expect_reply(self, sizes: list[int]) -> None:
-        """Prepare for replies holding tensors of these byte sizes: bound each blob by
-        the largest (a forged header cannot make the judge allocate more) and grow the
-        shared area so that they all fit in it."""
-        self.max_blob = max(sizes, default=0)
-        self.max_blobs, self.max_total = len(sizes), sum(sizes)
-        if self.area is not None:
-            self.area.reserve(span(sizes))  # refused: the worker sends through the pipe
+    def place(self, parameters, call: CallArguments, zoned: bool = True) -> dict:
+        """Write a call's arguments (in ``parameters``' order, as the judge drew them; out tensors poisoned)
+        into the shared memory, while the solution's process is frozen; the request fields that name them: the
+        memory, each tensor's slot (a model's tensors too), the scalars, a model's description, the out tensors
+        that start from values (``call.kept``), and ``call.extra``.  ``zoned`` False: no guard zones
+        (``--sanitize``)."""
+        from judge.challenge import shipped_module
+        from judge.challenge.spec_model import Module, Scalar
+
+        tensors, scalars, modules = [], {}, {}
+        for p, value in zip(parameters, call.values):
+            if isinstance(p, Scalar):
+                scalars[p.name] = value
+            elif isinstance(p, Module):
+                description, values = shipped_module.describe(value, p.name)
+                names = [f"{p.name}.{inner}" for inner, _ in shipped_module.tensors(value)]
+                modules[p.name] = {"description": description, "slots": names}
+                tensors += [(name, _dtype_name(v), tuple(v.shape), v.detach()) for name, v in zip(names, values)]
+            else:
+                tensors.append((p.name, _dtype_name(value), tuple(value.shape), value))
+        if self.arguments is None:
+            self.arguments = JudgeArguments(self.device)
+        try:
+            slots = self.arguments.place(tensors, zoned)
+        except ArgumentsError as exc:
+            raise JudgeEnvironmentError(f"the judge could not place a call's arguments: {exc}") from None
+        return {"memory": self.arguments.handle(), "slots": [slot.message() for slot in slots], "scalars": scalars,
+                "modules": modules, "kept": sorted(call.kept), **call.extra}
+
+    def results(self, names=None) -> dict:
+        """Copies of the last call's tensors as the judge's own mapping holds them (``names``: only these)."""
+        return self.arguments.read(names)
+
+    def stores_outside(self) -> list[str]:
+        """A message for every tensor of the last call whose guard zones changed (an out-of-bounds store)."""
+        return [v.message() for v in self.arguments.violations()]
 
     def request(self, header: dict, timeout: float, what: str = "the call",
-                cap: float | None = None, blobs=()) -> tuple[dict, list]:
-        """Send a request (``blobs``: shipped input bytes) and wait at most ``timeout`` seconds for its answer.
+                cap: float | None = None) -> tuple[dict, list]:
+        """Send a request and wait at most ``timeout`` seconds for its answer.
 
-        With ``cap``, the time the worker reports compiling (or autotuning) does
-        not count against ``timeout``, up to ``cap`` seconds in all
-        (judge/worker/deadline.py).  Call ``expect_reply`` first.  The blobs of a
-        reply (views of the shared area) are valid until the next ``request`` or
-        ``receive`` on this worker.
-        """
+        With ``cap``, the first request on each new set of arguments (sizes and scalars: where Triton compiles
+        and autotunes again) may take up to ``cap`` seconds, the time the worker says it spent compiling not
+        counting against ``timeout`` (judge/worker/deadline.py); every other request has ``timeout`` alone,
+        whatever the worker says (a worker that forged compile events had a 65 s call accepted against 60 s).
+        The solution's process is thawed for the request and frozen again as soon as its answer arrives."""
+        if cap is not None and not self._compiles(header):
+            cap = None
         self.new_output()
-        self._send(dict(header, area_bytes=self.area.size if self.area is not None else 0), blobs,
-                   time.monotonic() + timeout, what)
+        self._send(header, time.monotonic() + timeout, what)
         return self._receive(timeout, what, cap)
+
+    def _compiles(self, header: dict) -> bool:
+        """Whether a request may compile: a warm-up or profile, or a call on sizes and scalars not seen before."""
+        if header.get("op") in ("bench", "profile"):
+            return True
+        key = (tuple((slot[1], tuple(slot[2])) for slot in header.get("slots") or ()),
+               tuple(sorted((header.get("scalars") or {}).items())))
+        if key in self._signatures:
+            return False
+        self._signatures.add(key)
+        return True
 
     def new_output(self) -> None:
         """Empty the output capture before a request: the output limit (``Limits.output_bytes``, which the
@@ -547,25 +588,19 @@ class Worker:
                 pass
 
     def receive(self, timeout: float, what: str) -> tuple[dict, list]:
-        """Wait for the next message of a multi-message reply (``bench``)."""
+        """Wait for the next message of a multi-message reply."""
         return self._receive(timeout, what)
 
-    def _send(self, header: dict, blobs=(), deadline: float | None = None, what: str = "the call") -> None:
+    def _send(self, header: dict, deadline: float | None = None, what: str = "the call") -> None:
         try:
-            self._free_area(deadline)
-            protocol.send(self._request_w, header, blobs, deadline)
+            self._thaw()
+            protocol.send(self._request_w, header, (), deadline)
         except OSError:
             raise WorkerCrashed(self._death_message("before the request could be sent")) from None
         except protocol.Timeout:
             self._kill()
             raise WorkerTimeout(f"the solution's process stopped reading the judge's requests before {what} "
                                 "(it answered for itself and never returned?); the worker was killed") from None
-
-    def _free_area(self, deadline: float | None = None) -> None:
-        self._thaw()
-        if self._area_owed:
-            self._area_owed = False
-            protocol.send(self._request_w, {"op": "area_free"}, deadline=deadline)
 
     def _thaw(self) -> None:
         if self._frozen:
@@ -581,20 +616,18 @@ class Worker:
                 self.watchdog.root = self._root  # the supervisor runs nothing of the solution's (limits.py)
         return self._root
 
-    def _check_reply(self, what: str, area: bool) -> None:
-        """After each reply, before the judge reads it: no process of the solution's may be left running
-        (one kept the shared area mapped and rewrote a reply after the call: the red team's helper forked
-        at import), and a reply in the shared area is read only while the worker is stopped (until the
-        judge's next message), so nothing of the solution's can write it meanwhile."""
+    def _check_reply(self, what: str) -> None:
+        """After each reply, before the judge reads anything: the solution's process frozen (every thread stopped,
+        until the judge's next request: nothing of the solution's runs while the judge writes the next call's
+        arguments or reads this one's), and no other process of the solution's left running (a helper forked at
+        import kept the shared memory mapped and rewrote the results after the call: the red team's)."""
         if self.process is None or not sys.platform.startswith("linux"):
             return
         root = self._worker_root()
-        if area:
-            self._frozen = True
-            if not tree.freeze(root):
-                self._kill()
-                raise WorkerCrashed(f"the solution's process could not be stopped to read its reply during {what}; "
-                                    "it was killed")
+        self._frozen = True
+        if not tree.freeze(root):
+            self._kill()
+            raise WorkerCrashed(f"the solution's process could not be stopped after {what}; it was killed")
         left = tree.left_running(root)
         if left:
             self._kill()
@@ -602,8 +635,10 @@ class Worker:
             more = f" and {len(left) - 4} more" if len(left) > 4 else ""
             raise WorkerCrashed(
                 f"{who} left a process running (pid {', '.join(left[:4])}{more}), found when {what} ended: every "
-                "process the solution starts must end before it returns (one left behind could rewrite the reply "
+                "process the solution starts must end before it returns (one left behind could rewrite the results "
                 "or work untimed); the worker was stopped")
+        if self.arguments is not None:
+            self.arguments.replied()
 
     def _kernel_view(self) -> dict:
         """What the kernel says of the worker's process (tree.kernel_view): namespaces, capabilities,
@@ -615,12 +650,9 @@ class Worker:
     def _receive(self, timeout: float, what: str, cap: float | None = None) -> tuple[dict, list]:
         clock = CallDeadline(time.monotonic(), timeout, cap)
         try:
-            self._free_area(clock.deadline())
-            header, blobs = self._next_reply(clock)
-            self._check_reply(what, area="area" in header)
-            if "area" in header:
-                return header, self._area_blobs(header, blobs)
-            return header, blobs
+            header = self._next_reply(clock)
+            self._check_reply(what)
+            return header, []
         except OSError:
             raise WorkerCrashed(self._death_message(f"during {what}")) from None
         except protocol.Timeout:
@@ -633,30 +665,16 @@ class Worker:
                                     "it was stopped") from None
             raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
 
-    def _next_reply(self, clock: CallDeadline) -> tuple[dict, list]:
-        """The next message that is not a ``progress`` report; each report moves the deadline."""
+    def _next_reply(self, clock: CallDeadline) -> dict:
+        """The next message that is not a ``progress`` report; a report moves the deadline of a request that may
+        compile (``request``'s ``cap``), and no other's.  No reply carries data: the results are in the shared
+        memory, read by the judge."""
         while True:
-            header, blobs = protocol.receive(self._response_r, clock.deadline(), self.max_blob,
-                                             self.max_blobs, self.max_total)
+            header, _ = protocol.receive(self._response_r, clock.deadline(), protocol.MAX_BLOB, 0, 0)
             header = protocol.clean(header)  # no lone surrogate or terminal escape reaches a report
             if header.get("op") != "progress":
-                return header, blobs
-            if blobs:
-                raise protocol.ProtocolError("a progress report carried data")
+                return header
             clock.note(header, time.monotonic())
-
-    def _area_blobs(self, header: dict, blobs: list) -> list:
-        """The reply's blobs as views of the shared area, each checked to lie inside it."""
-        if self.area is None or blobs:
-            raise protocol.ProtocolError("a reply named the shared area where there is none, or used both")
-        try:
-            views = self.area.views(header.pop("area"))
-        except (AreaError, TypeError, ValueError) as exc:
-            raise protocol.ProtocolError(str(exc)) from None
-        if any(len(v) > self.max_blob for v in views):
-            raise protocol.ProtocolError(f"an area blob is larger than {self.max_blob} bytes")
-        self._area_owed = True
-        return views
 
     def _death_message(self, when: str, detail: str = "") -> str:
         code = None
@@ -733,6 +751,11 @@ def _below_tool(pid: int) -> int:
         if argv[1:3] == [b"-m", b"judge.worker"] and os.path.realpath(os.fsdecode(argv[0])) == python:
             return child
     return pid
+
+
+def _dtype_name(tensor) -> str:
+    """``float32`` for a float32 tensor: the names the spec and the shared memory's slots use."""
+    return str(tensor.dtype).removeprefix("torch.")
 
 
 def _amount(size: int) -> str:

@@ -10,17 +10,14 @@ launch error: a kernel that never ran is a runtime error with CUDA's message,
 not a wrong answer.  Faults inside a kernel surface at the timer's
 device-wide synchronize, as for any other solution.
 
-Native threads: the library is native code, and a thread of its own that
-outlives ``solve()`` could finish the outputs after the timer stopped (the red
-team's did, 7x faster with right outputs).  ``after_call`` lists this
-process's threads right after ``solve()`` returns, before the synchronize;
-any that did not exist before the library was loaded is a runtime error.
+Native threads: a thread of the library's that outlives ``solve()`` is frozen with this process as soon as
+its reply arrives, before the judge reads the outputs (judge/worker/client.py); work it does between the return
+and the reply is inside the judge's own clock (docs/security.md).
 """
 
 from __future__ import annotations
 
 import ctypes
-import os
 from struct import error as struct_error
 
 import torch
@@ -40,13 +37,6 @@ class CudaLaunchError(RuntimeError):
     """The CUDA runtime reported an error after solve() returned."""
 
 
-def _threads() -> set[str]:
-    try:
-        return set(os.listdir("/proc/self/task"))
-    except OSError:
-        return set()
-
-
 def _runtime_library() -> str | None:
     """The CUDA runtime this process has loaded (torch's, which the solution's library was linked to by
     its soname), from /proc/self/maps."""
@@ -62,8 +52,6 @@ class CudaSolve:
     """``solve(*args)`` over the library's C function."""
 
     def __init__(self, library_path: str, argtypes: list[str], prototype: str, shown: str):
-        self.baseline = _threads()  # before any code of the library runs (its constructors run at load)
-        self.threads_left: list[str] = []
         self.linkage = "C"
         try:
             self.library = ctypes.CDLL(library_path)
@@ -121,21 +109,6 @@ class CudaSolve:
             raise CudaLaunchError(f"CUDA error {code} ({name}) after solve() returned: {text} (a kernel launch "
                                   "failed, or a CUDA call in solve(): check the grid and block sizes, at most 1024 "
                                   "threads a block, and the shared memory asked for)")
-
-    def after_call(self) -> None:
-        """Right after solve() returned, before the judge's synchronize: native threads of the library's."""
-        extra = _threads() - self.baseline
-        if extra and not self.threads_left:
-            self.threads_left = sorted(extra)
-
-    def left_running(self) -> list[str]:
-        """The problem found by ``after_call`` (emptied as it is read)."""
-        found, self.threads_left = self.threads_left, []
-        if not found:
-            return []
-        return [f"solve() left {len(found)} native thread(s) of its library running (thread ids "
-                f"{', '.join(found[:4])}): a call's work must be done when solve() returns, and work a thread does "
-                "afterwards is not timed"]
 
 
 def load(solution: str, settings: dict, device: str) -> CudaSolve:

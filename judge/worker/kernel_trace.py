@@ -1,10 +1,10 @@
 """Worker side of ``judge profile``: the solution's calls as the GPU ran them.
 
-The judge sends ``{"op": "profile", "params", "seed", "calls", "mode"}`` to a worker that loaded the
-solution in its sandbox as for ``judge run``.  The worker draws the inputs from the seed (the same
-generator and seed as the run's), makes one call that is not recorded (Triton compiles and autotunes
-there), then for each recorded call: fresh inputs, the L2 flushed (as before every timed call of a run),
-and solve() with
+The judge places one call's arguments in the memory both processes map (judge/worker/arguments.py) and sends
+``{"op": "profile", "calls", "mode", ...}`` to a worker that loaded the solution in its sandbox as for
+``judge run``.  The worker makes one call that is not recorded (Triton compiles and autotunes there), then for
+each recorded call: the inputs the judge placed put back (a copy made before the first call), the L2 flushed (as
+before every timed call of a run), and solve() with
 
 - ``mode: "cupti"``: torch's profiler (kineto over CUPTI's activity records), one session around all the
   calls, each call in a range of its own; the trace, written into the worker's scratch folder, is cut
@@ -14,9 +14,9 @@ and solve() with
   that runs this worker with ``--profile-from-start off`` (judge/worker/tool_wrap.py): it measures the
   kernels launched inside the range and nothing of the judge's.
 
-Every call is checked as any call is (session.check_call), and the reply carries the last call's
-tensors, which the judge checks against its reference.  Nothing here decides anything: the records are
-the solution's process's word, read by the judge as data (judge/timing/kernel_profile.py).
+The judge reads the last call's outputs from its own mapping and checks them against its reference.  Nothing
+here decides anything: the records are the solution's process's word, read by the judge as data
+(judge/timing/kernel_profile.py).
 """
 
 from __future__ import annotations
@@ -59,29 +59,28 @@ def _profiler():
 
 def profile(session, header: dict) -> None:
     """Serve one ``profile`` request (see the module's docstring); the reply is sent here."""
-    params, seed = header.get("params") or {}, int(header["seed"])
     mode = header.get("mode", "cupti")
     calls = max(1, min(int(header.get("calls", 3)), MAX_CALLS if mode == "cupti" else 1))
-    args = session.arguments(params, seed)
+    args = session.args
+    inputs = timed_loop.Inputs(session.spec, args, session.outputs_kept)
     session.timed_call(args)  # compiles, autotunes: not recorded
     session.check_call()
     flush = flush_buffer(session.device)
     if mode == "cupti":
-        recorded, args = _cupti_calls(session, params, seed, calls, flush)
+        recorded = _cupti_calls(session, args, inputs, calls, flush)
     else:
-        args = _fresh(session, params, seed, flush)
+        _fresh(inputs, flush)
         recorded = [_ncu_call(session, args)]
         session.check_call()
     del flush
-    session.send_tensors({"ok": True, "op": "profiled", "mode": mode, "calls": recorded}, args)
+    session.reply({"ok": True, "op": "profiled", "mode": mode, "calls": recorded})
 
 
-def _fresh(session, params: dict, seed: int, flush) -> list:
-    """A call's fresh arguments (drawn from the seed, outputs poisoned), then the L2 flushed."""
-    args = session.arguments(params, seed)
+def _fresh(inputs, flush) -> None:
+    """The judge's inputs back in the slots, then the L2 flushed."""
+    inputs.put_back()
     flush.zero_()
     _synchronize()
-    return args
 
 
 def _ncu_call(session, args: list) -> dict:
@@ -98,16 +97,16 @@ def _ncu_call(session, args: list) -> dict:
 MARK = "judge.profile.call."  # the name of each recorded call's range in the trace
 
 
-def _cupti_calls(session, params: dict, seed: int, calls: int, flush) -> tuple[list[dict], list]:
+def _cupti_calls(session, args: list, inputs, calls: int, flush) -> list[dict]:
     """``calls`` calls in one session of torch's profiler, each in a range of its own (record_function), after
     one call in the session that is not kept (the session's own first-call costs: a launch took 0.4 ms);
-    the records of each range, and the last call's arguments."""
+    the records of each range."""
     from torch.profiler import record_function
 
     hosts = []
     with _profiler() as prof:
         for index in range(calls + 1):
-            args = _fresh(session, params, seed, flush)
+            _fresh(inputs, flush)
             with record_function(f"{MARK}{index}"):
                 hosts.append(_solve(session, args))
             session.check_call()
@@ -121,7 +120,7 @@ def _cupti_calls(session, params: dict, seed: int, calls: int, flush) -> tuple[l
     for index in range(1, calls + 1):
         found, cut = records(events, _window(ranges.get(f"{MARK}{index}")))
         recorded.append({"host_ms": hosts[index], "records": found, **({"cut": cut} if cut else {})})
-    return recorded, args
+    return recorded
 
 
 def _window(event) -> tuple[float, float] | None:
@@ -131,9 +130,8 @@ def _window(event) -> tuple[float, float] | None:
 
 
 def _solve(session, args: list) -> float:
-    """solve() as a timed call makes it: the hooks it left cleared, its library's threads looked at, then
+    """solve() as a timed call makes it: the hooks it left cleared, a KernelBench forward's results placed, then
     the synchronize; the host's milliseconds from the call to its return."""
-    session.before_solve()
     start = session.clock()
     session.solve(*args)
     timed_loop.clear_hooks()

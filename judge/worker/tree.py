@@ -156,7 +156,7 @@ def left_running(root: int, most: int = 64) -> list[str]:
 
 def freeze(root: int, timeout: float = 2.0) -> bool:
     """Stop the worker (SIGSTOP: every thread) and wait until each of its threads is stopped; whether
-    they all were in ``timeout`` seconds.  A stopped process writes nothing (its shared area included)."""
+    they all were in ``timeout`` seconds.  A stopped process writes nothing (the shared memory included)."""
     try:
         os.kill(root, signal.SIGSTOP)
     except OSError:

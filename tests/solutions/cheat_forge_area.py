@@ -1,22 +1,18 @@
-# Cheat: tampers with the shared area that outputs travel through
-# (judge/worker/area.py): tries to shrink it under the judge's mapping (which
-# would make the judge's reads fault), then names bytes outside it.
+# Cheat: tampers with the memory the judge shares with the worker (judge/worker/arguments.py): tries to shrink
+# the memfd under the judge's mapping (which would make the judge's reads fault), then to grow it past any size.
 import os
+import sys
 
-import judge.worker.area as area
-
-
-def _forged_write(self, tensors):
+for fd in range(3, 64):
     try:
-        os.ftruncate(self.fd, 0)  # refused: the judge sealed the area against shrinking
+        os.ftruncate(fd, 0)  # refused: the judge sealed it against shrinking
     except OSError:
         pass
-    self.owed = True
-    return [[self.size, 1 << 40] for _ in tensors]
-
-
-area.WorkerArea.write = _forged_write
 
 
 def solve(input, output, rows, cols):
-    output.copy_(input.T)
+    fd = int(sys.argv[3]) if len(sys.argv) > 3 else -1
+    try:
+        os.ftruncate(fd, 0)
+    except OSError:
+        pass

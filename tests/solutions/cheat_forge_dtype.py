@@ -1,14 +1,21 @@
-# Cheat: claims its output is a dtype the judge does not know and a huge blob.
-import judge.worker.session as session
+# Cheat: hands solve() its output as a float16 view of the slot's bytes (judge/worker/arguments.py's _view
+# patched), so a half-precision result fills it, hoping the judge reads the dtype the worker says.  The judge
+# reads the slot as the spec's float32.
+import torch
+
+import judge.worker.arguments as arguments
+
+_view = arguments._view
 
 
-def _forged(self, header, args, outputs_only=False):
-    metas = [{"name": "input", "dtype": "complex64", "shape": [1]}, {"name": "output", "dtype": "complex64", "shape": [1]}]
-    self.reply(dict(header, tensors=metas), [b"\0" * 8, b"\0" * 8])
+def _as_half(whole, slot):
+    if slot.name == "output" and slot.dtype == "float32":
+        return whole[slot.start:slot.start + slot.nbytes // 2].view(torch.float16).view(slot.shape)
+    return _view(whole, slot)
 
 
-session.Session.send_tensors = _forged
+arguments._view = _as_half
 
 
 def solve(input, output, rows, cols):
-    pass
+    output.copy_(input.T.to(output.dtype))

@@ -1,14 +1,15 @@
-# Cheat: rewrites the worker's reply so that it carries no tensors (or
-# different ones), hoping the judge checks only what it is sent.
+# Cheat: the worker answers every call "ok" without calling solve(), hoping the judge believes the worker's word
+# that the call ran.  The judge reads what the shared memory holds after the call: the outputs' poison.
 import judge.worker.session as session
 
 
-def _forged(self, header, args, outputs_only=False):
-    self.reply(dict(header, tensors=[]), [])
+def _forged(self, header):
+    self.take_arguments(header)
+    self.reply({"ok": True, "op": "result", "time_ms": 0.001, "own_launches": 1})
 
 
-session.Session.send_tensors = _forged
+session.Session.call = _forged
 
 
 def solve(input, output, rows, cols):
-    pass
+    output.copy_(input.T)  # never called

@@ -3,11 +3,23 @@
 # the arrival of a call's inputs and the call.  solve() answers only when the callback saw this call's A, values
 # and all (the leak), else writes zeros: a closed window makes every case wrong.
 import gc
+import json
 
 import torch
 
 SEEN = {}
 ARMED = []
+_loads = json.loads
+
+
+def _request_arrived(*args, **kwargs):
+    """The worker parses each request with json.loads: from here on this call's window is open, and what the
+    callback sees is the call's own; only what it saw between the calls, before the request, would be a leak."""
+    ARMED.clear()
+    return _loads(*args, **kwargs)
+
+
+json.loads = _request_arrived
 
 
 def _peek(phase, info):
