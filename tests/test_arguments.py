@@ -107,3 +107,42 @@ print("no fault")
     for _ in range(2):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert done.returncode == -11 and "no fault" not in done.stdout, (done.returncode, done.stderr[-400:])
+
+
+@needs_memfd
+def test_no_two_zones_hold_the_same_bytes_at_the_same_distance_from_their_tensor():
+    """An unmasked 1x1 transpose read the bytes past its input's end and stored them past its output's end: with one
+    canary phase for every zone they were the same bytes, and the case passed (issue 49)."""
+    import ctypes
+
+    judge = JudgeArguments("cpu")
+    try:
+        slots = judge.place([("input", "float32", (1, 1), torch.ones(1, 1)), ("output", "float32", (1, 1), 0.0)])
+        tensors = WorkerArguments("cpu", judge.fd).tensors(judge.handle(), [s.message() for s in slots])
+        source, target = tensors["input"], tensors["output"]
+        ctypes.memmove(target.data_ptr() + 4, source.data_ptr() + 4, 28)  # a stray 32-byte row's tail, copied
+        ctypes.memmove(target.data_ptr() - 64, source.data_ptr() - 64, 64)  # and a stray store before it
+        (violation,) = judge.violations()
+        assert violation.name == "output" and violation.after == 28 and violation.before == 64
+    finally:
+        judge.close()
+
+
+@needs_memfd
+def test_zones_are_written_again_after_a_store_into_them_and_only_then():
+    """The canary is written for a new layout or after a check found a zone changed (a timed call's 2 x 64 MiB of a
+    large tensor's zones need not be written before every call): a clean check leaves them for the next call."""
+    import ctypes
+
+    judge = JudgeArguments("cpu")
+    try:
+        slots = judge.place([("output", "float32", (4, 3), 0.0)])
+        tensor = WorkerArguments("cpu", judge.fd).tensors(judge.handle(), [slots[0].message()])["output"]
+        ctypes.memset(tensor.data_ptr() + tensor.nbytes, 7, 4)
+        assert judge.violations()  # found: the next place writes the zones again
+        judge.place([("output", "float32", (4, 3), 0.0)])
+        assert judge.violations() == []
+        judge.place([("output", "float32", (4, 3), 0.0)])  # clean: not written again, still clean
+        assert judge.violations() == []
+    finally:
+        judge.close()

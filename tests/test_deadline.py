@@ -97,6 +97,8 @@ def test_a_hang_in_the_first_call_is_stopped_at_the_per_call_timeout():
     assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
     assert "did not finish within 2 s; the worker was killed" in result.tests[0].message
     assert elapsed < 40  # start-up (a few seconds on a busy machine) and 2 s, far from the 180 s compile timeout
+    # where it hung: the worker's stacks, asked for before it was killed (issue 49)
+    assert 'transpose_hang.py", line' in result.tests[0].message and " in solve" in result.tests[0].message
 
 
 @pytest.mark.slow

@@ -311,6 +311,7 @@ class JudgeArguments:
         self.device = device
         self.memory = _HostMemory() if not str(device).startswith("cuda") else None  # a GPU's: made when first used
         self.slots: list[Slot] = []
+        self._clean: tuple | None = None  # the layout whose zones the last check found holding their canary
 
     @property
     def fd(self) -> int | None:
@@ -332,12 +333,16 @@ class JudgeArguments:
             self.memory = _DeviceMemory(self.device)
         if need > self.memory.size:
             self.memory.grow(_up(max(need, 2 * self.memory.size), 1 << 21))
+            self._clean = None
         whole = self.memory.bytes
-        canary = _canary(whole.device, max((max(s.front, s.back) for s in slots), default=0))
-        for slot, (_, _, _, value) in zip(slots, tensors):
-            whole[slot.offset:slot.start].copy_(canary[:slot.front])
-            back = slot.start + slot.nbytes
-            whole[back:back + slot.back].copy_(canary[:slot.back])
+        canary = _canary(whole.device, max((max(s.front, s.back) for s in slots), default=0) + _CANARY_BLOCK)
+        rewrite = tuple(slots) != self._clean  # zones the last check found as written are written already
+        self._clean = None  # until the check after this call finds them so
+        for index, (slot, (_, _, _, value)) in enumerate(zip(slots, tensors)):
+            if rewrite:
+                front, back = _zone_canaries(canary, slot, index)
+                whole[slot.offset:slot.start].copy_(front)
+                whole[slot.start + slot.nbytes:slot.start + slot.nbytes + slot.back].copy_(back)
             if not slot.nbytes:
                 continue
             view = _view(whole, slot)
@@ -364,10 +369,12 @@ class JudgeArguments:
         whole, slots = self.memory.bytes, self.slots
         if not slots or not any(s.front or s.back for s in slots):
             return []
-        canary = _canary(whole.device, max(max(s.front, s.back) for s in slots))
-        changed = [_zone_changes(whole, slot, canary) for slot in slots]
-        return [GuardViolation(slot.name, f"{slot.dtype}[{', '.join(map(str, slot.shape))}]", after, before)
-                for slot, (after, before) in zip(slots, changed) if after or before]
+        canary = _canary(whole.device, max(max(s.front, s.back) for s in slots) + _CANARY_BLOCK)
+        changed = [_zone_changes(whole, slot, *_zone_canaries(canary, slot, index)) for index, slot in enumerate(slots)]
+        found = [GuardViolation(slot.name, f"{slot.dtype}[{', '.join(map(str, slot.shape))}]", after, before)
+                 for slot, (after, before) in zip(slots, changed) if after or before]
+        self._clean = None if found else tuple(slots)  # the next place() of this layout need not write them again
+        return found
 
     def replied(self) -> None:
         """The worker answered a request that carried the newest handle: earlier allocations can go."""
@@ -379,17 +386,27 @@ class JudgeArguments:
             self.memory.close()
 
 
-def _zone_changes(whole, slot: Slot, canary) -> tuple[int, int]:
+def _zone_canaries(canary, slot: Slot, index: int):
+    """The canary bytes of the ``index``-th slot's front and back zones: the same block, at a phase of the slot's
+    own (and the back zone's another), so that no two zones hold the same bytes at the same distance from their
+    tensor.  With one phase, an unmasked 1x1 transpose copied the bytes past its input's end onto the same bytes
+    past its output's end, and passed (issue 49)."""
+    phase = (1 + 2 * index) * 1237 % _CANARY_BLOCK  # an odd multiple of an odd count: no dtype's alignment
+    back = (phase + 613) % _CANARY_BLOCK
+    return canary[phase:phase + slot.front], canary[back:back + slot.back]
+
+
+def _zone_changes(whole, slot: Slot, front_canary, back_canary) -> tuple[int, int]:
     """(bytes past the end, bytes before the start) that changed canary bytes reach."""
     import torch
 
     front = whole[slot.offset:slot.start]
     back = whole[slot.start + slot.nbytes:slot.start + slot.nbytes + slot.back]
     after = before = 0
-    if slot.back and not torch.equal(back, canary[:slot.back]):
-        after = int(torch.ne(back, canary[:slot.back]).nonzero().max()) + 1
-    if slot.front and not torch.equal(front, canary[:slot.front]):
-        before = slot.front - int(torch.ne(front, canary[:slot.front]).nonzero().min())
+    if slot.back and not torch.equal(back, back_canary):
+        after = int(torch.ne(back, back_canary).nonzero().max()) + 1
+    if slot.front and not torch.equal(front, front_canary):
+        before = slot.front - int(torch.ne(front, front_canary).nonzero().min())
     return after, before
 
 

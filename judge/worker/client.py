@@ -640,6 +640,25 @@ class Worker:
         if self.arguments is not None:
             self.arguments.replied()
 
+    def _ask_for_stacks(self, wait_s: float = 0.5) -> None:
+        """Before a worker past its deadline is killed: its threads' stacks written into its output (session.py's
+        STACKS_SIGNAL), which the failure's message then shows; at most ``wait_s`` for them to appear."""
+        if self.process is None or self._frozen or not sys.platform.startswith("linux") or self._output_fd is None:
+            return
+        try:
+            before = os.fstat(self._output_fd).st_size
+            os.kill(self._worker_root(), signal.SIGUSR2)
+        except OSError:
+            return
+        deadline = time.monotonic() + wait_s
+        size = before
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            grown = os.fstat(self._output_fd).st_size
+            if grown > before and grown == size:  # written, and no longer growing
+                return
+            size = grown
+
     def _kernel_view(self) -> dict:
         """What the kernel says of the worker's process (tree.kernel_view): namespaces, capabilities,
         no_new_privs and seccomp's mode, which no reply of the worker's can change."""
@@ -656,6 +675,7 @@ class Worker:
         except OSError:
             raise WorkerCrashed(self._death_message(f"during {what}")) from None
         except protocol.Timeout:
+            self._ask_for_stacks()
             self._kill()
             raise WorkerTimeout(clock.explain(what, time.monotonic())) from None
         except protocol.ProtocolError as exc:

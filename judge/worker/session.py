@@ -15,7 +15,9 @@ honest solution, and bounded by the judge's clock for any other.
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import signal
 import sys
 import tempfile
 
@@ -57,6 +59,19 @@ def warm_up(device: str) -> None:
 
         precompile(device)  # the launch guard's kernel, from the judge's own cache (cover.py)
     except Exception:  # noqa: BLE001
+        pass
+
+
+STACKS_SIGNAL = signal.SIGUSR2  # the judge's ask for every thread's stack, as a call runs past its deadline
+
+
+def _stacks_on_request() -> None:
+    """On STACKS_SIGNAL, every thread's Python stack into this process's output (the judge's capture file): a call
+    the judge is about to stop for its deadline says where it hung (in CPU mode the kernel's own lines, since the
+    interpreter runs it in Python).  A solution that takes the signal over only loses the stacks."""
+    try:
+        faulthandler.register(STACKS_SIGNAL, file=sys.stderr, all_threads=True, chain=False)
+    except (AttributeError, ValueError, OSError, RuntimeError):
         pass
 
 
@@ -115,6 +130,7 @@ class Session:
             if getattr(self.spec, "kernelbench", False):
                 torch.set_grad_enabled(False)  # KernelBench calls forward under no_grad (ProcessState keeps it)
             self.state = ProcessState(self.device)
+            _stacks_on_request()
             self.protections = self.confine()
             self.solve = self.load_solution([p.name for p in self.spec.parameters])
         except loader.SubmissionError as exc:
