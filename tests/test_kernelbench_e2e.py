@@ -37,7 +37,8 @@ def test_a_triton_solution_is_accepted_on_five_independent_draws_at_cpu_modes_si
                                        "--seed", "7", "--json", "--no-history"])
     doc = json.loads(result.stdout)
     assert result.exit_code == 0 and doc["verdict"] == "accepted", doc["message"]
-    assert [t["name"] for t in doc["tests"]] == [f"trial-{i}" for i in range(1, 6)]
+    assert [t["name"] for t in doc["tests"]] == [f"trial-{i}" for i in range(1, 6)] + ["signed", "wide", "kinks"]
+    assert doc["kernelbench_check"]["correct"] is True and doc["rules"] == []
     assert doc["tests"][0]["params"]["batch_size"] == 64 and doc["tests"][0]["params"]["dim"] < 8192
     assert any("dim 8192 -> " in note and "--cpu-elements N" in note for note in doc["notes"])
 
@@ -51,7 +52,7 @@ def test_a_triton_solution_is_accepted_on_five_independent_draws_at_cpu_modes_si
 def test_each_kind_of_problem_is_judged(problem, solution):
     result = judge(problem, solution)
     assert result.verdict == Verdict.ACCEPTED, result.message
-    assert len(result.tests) == 5 and all(t.verdict == Verdict.ACCEPTED for t in result.tests)
+    assert len(result.tests) == 8 and all(t.verdict == Verdict.ACCEPTED for t in result.tests)
 
 
 @pytest.mark.parametrize("problem, solution, words", [
@@ -69,8 +70,8 @@ def test_wrong_answers(problem, solution, words):
     ("1_Scaled_ReLU", "cheat_result_reuse", Verdict.WRONG_ANSWER, "elements differ"),
     # KernelBench's zero_out_kernel: zeroes its inputs and returns zeros
     ("3_Matmul", "cheat_zero_out", Verdict.WRONG_ANSWER, "input 'A' was modified"),
-    # zeros within KernelBench's atol (its known hole): the same bits for other inputs
-    ("4_Small_MSE", "small_mse_zeros", Verdict.WRONG_ANSWER, "bit-identical to trial-1's"),
+    # zeros within KernelBench's atol (its known hole): wrong at the output's own scale
+    ("4_Small_MSE", "small_mse_zeros", Verdict.WRONG_ANSWER, "[degenerate-output] 'output' passes KernelBench's"),
     ("1_Scaled_ReLU", "cheat_cached_output", Verdict.WRONG_ANSWER, "shares memory with the previous call's output"),
     ("1_Scaled_ReLU", "cheat_return_input", Verdict.WRONG_ANSWER, "shares memory with an input"),
     ("1_Scaled_ReLU", "cheat_lazy_subclass", Verdict.WRONG_ANSWER, "a subclass of torch.Tensor"),
@@ -129,3 +130,51 @@ def test_grade_over_a_folder_of_solutions_reports_fast_p(tmp_path):
     scores = json.loads(out.read_text())["kernelbench"]["submissions"]["model-a"]
     assert (scores["problems"], scores["correct"], scores["fast_0"], scores["fast_1"]) == (2, 1, 0.5, None)
     assert "KernelBench model-a: 1 of 2 problems correct · fast_0 0.50 · fast_1 n/a" in result.output
+
+
+# -- stricter than KernelBench (issue 47) -------------------------------------------------------------
+def test_a_relu_that_returns_its_input_passes_kernelbench_s_trials_and_fails_on_signed_inputs():
+    """KernelBench's get_inputs draws torch.rand, so returning x is right on all five of its trials: the report says
+    so, and says which of the judge's inputs exposed it."""
+    result = judge("10_ReLU", "cheat_identity_relu", cpu_elements=1 << 16)
+    assert result.verdict == Verdict.WRONG_ANSWER
+    by_name = {t.name: t for t in result.tests}
+    assert all(by_name[f"trial-{i}"].verdict == Verdict.ACCEPTED for i in range(1, 6))
+    assert by_name["signed"].message.startswith("on signed inputs (each element's sign drawn at random")
+    assert "it equals input 'x' unchanged" in by_name["signed"].message
+    assert result.kernelbench_check["correct"] is True
+    assert "KernelBench's check: correct on its 5 trials; the judge's: wrong_answer on signed" in " ".join(result.notes)
+    assert [rule["name"] for rule in result.rules] == ["beyond-kernelbench-inputs"]
+
+
+def test_an_honest_triton_relu_is_accepted_on_every_trial_and_no_rule_fires():
+    result = judge("10_ReLU", "relu_triton", cpu_elements=1 << 16)
+    assert result.verdict == Verdict.ACCEPTED, result.message
+    assert [t.details["inputs"] for t in result.tests] == ["kernelbench"] * 5 + ["signed", "wide", "kinks"]
+    assert result.rules == [] and result.kernelbench_check["correct"] is True
+
+
+def test_zeros_for_a_softmax_pass_kernelbench_s_check_and_not_the_judge_s():
+    zeros = judge("6_Softmax_Wide", "softmax_zeros", cpu_elements=None)
+    assert zeros.verdict == Verdict.WRONG_ANSWER and zeros.kernelbench_check["correct"] is True
+    assert zeros.tests[0].message.startswith("[degenerate-output] 'output' passes KernelBench's tolerance, but so")
+    assert "degenerate-output" in [rule["name"] for rule in zeros.rules]
+    honest = judge("6_Softmax_Wide", "softmax_torch", cpu_elements=None)
+    assert honest.verdict == Verdict.ACCEPTED, honest.message
+
+
+def test_a_fallback_to_torch_is_an_invalid_submission_where_no_kernel_of_the_solution_s_ran():
+    result = judge("10_ReLU", "cheat_fallback", cpu_elements=1 << 16)
+    assert result.verdict == Verdict.INVALID_SUBMISSION
+    assert result.tests[0].message.startswith("[fallback-to-reference] forward() launched none of the solution's")
+    assert "the except falls back to torch.relu (line 28)" in result.tests[0].message
+    assert result.kernelbench_check["correct"] is True  # KernelBench's own check sees torch's right answer
+    assert [rule["name"] for rule in result.rules] == ["fallback-to-reference"]
+
+
+@pytest.mark.xfail(strict=True, reason="the worker counts a Triton launch when Triton's run is entered, also when it "
+                                       "raises (judge/worker/launches.py); counting it when run returns belongs to the "
+                                       "worker's redesign (issue 46)")
+def test_a_fallback_behind_a_launch_that_fails_inside_triton_is_found_too():
+    result = judge("10_ReLU", "cheat_fallback_failed_launch", cpu_elements=1 << 16)
+    assert result.verdict == Verdict.INVALID_SUBMISSION

@@ -25,13 +25,15 @@ from pathlib import Path
 import torch
 
 from judge.challenge import kernelbench_format as fmt
+from judge.challenge.kernelbench_inputs import DISTRIBUTIONS
 from judge.challenge.kernelbench_problem import Problem, ProblemError
 from judge.challenge.spec_model import Init, Scalar, SizeCase, Spec, SpecError, Tensor, Tolerance
 
 __all__ = ["KernelBenchError", "KernelBenchSpec", "load_problem", "is_problem_file", "find_problems", "list_problems",
-           "Listed", "describe", "sized", "TRIALS", "baseline_source", "solution_problem"]
+           "Listed", "describe", "sized", "TRIALS", "OWN_TRIALS", "baseline_source", "solution_problem"]
 
 TRIALS = 5  # KernelBench's correctness trials (num_correct_trials in its scripts and adversarial tests)
+OWN_TRIALS = tuple(DISTRIBUTIONS)  # the judge's own trials after KernelBench's, one per distribution, named after it
 _DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
                 torch.float64: "float64", torch.int8: "int8", torch.uint8: "uint8", torch.int16: "int16",
                 torch.int32: "int32", torch.int64: "int64", torch.bool: "bool"}
@@ -58,11 +60,12 @@ class KernelBenchSpec(Spec):
     constants: dict = field(default_factory=dict, compare=False)  # every size constant, as in effect
     init_seed: int = 0  # the seed Model and ModelNew are built under (the runner's, per run)
     level: str = "-"
+    draws: dict = field(default_factory=dict, compare=False)  # seed -> distribution of the judge's own trials
 
     def problem(self) -> Problem:
         """The problem's code at this spec's sizes, run in this process."""
         try:
-            return Problem(self.text, self.source, self.sizes_used)
+            return Problem(self.text, self.source, self.sizes_used, self.draws)
         except ProblemError as exc:
             raise KernelBenchError(str(exc)) from None
 
@@ -148,8 +151,14 @@ def with_signature(spec: KernelBenchSpec, problem: Problem, device: str, require
     nbytes = sum(_nbytes(p) for p in (*inputs, *outputs) if isinstance(p, Tensor))
     shown = {name: constants[name] for name in constants if not _only_small(constants[name])}
     return replace(spec, parameters=tuple(inputs + outputs), tolerance=Tolerance(kind, tol, tol),
-                   tests=tuple(SizeCase(f"trial-{i + 1}", shown) for i in range(TRIALS)),
+                   tests=tuple(SizeCase(name, shown) for name in trial_names()),
                    benchmarks=(SizeCase("performance", shown),), bytes_formula=float(nbytes))
+
+
+def trial_names() -> list[str]:
+    """KernelBench's trials (``trial-1`` ... ``trial-5``, its own inputs), then the judge's (``signed``, ``wide``,
+    ``kinks``: kernelbench_inputs.py)."""
+    return [f"trial-{i + 1}" for i in range(TRIALS)] + list(OWN_TRIALS)
 
 
 def _only_small(value: int) -> bool:
@@ -352,7 +361,8 @@ def spec_message(spec: KernelBenchSpec) -> dict:
     params = [{"name": p.name, "kind": p.kind, "dtype": p.dtype, "role": getattr(p, "role", "in"),
                "shape": list(getattr(p, "shape", ())), "value": getattr(p, "value", "")} for p in spec.parameters]
     return {"kind": KIND, "name": spec.name, "source": spec.source, "text": spec.text,
-            "sizes": dict(spec.sizes_used), "init_seed": int(spec.init_seed), "parameters": params}
+            "sizes": dict(spec.sizes_used), "init_seed": int(spec.init_seed), "parameters": params,
+            "draws": [[int(seed), name] for seed, name in spec.draws.items()]}
 
 
 def spec_from_message(message: dict) -> KernelBenchSpec:
@@ -367,12 +377,17 @@ def spec_from_message(message: dict) -> KernelBenchSpec:
         else:
             parameters.append(Scalar(str(p["name"]), "int" if p["dtype"] == "int" else "float", str(p["value"])))
     sizes = {str(k): int(v) for k, v in dict(message.get("sizes") or {}).items()}
+    draws = {}
+    for seed, name in list(message.get("draws") or []):
+        if type(seed) is not int or name not in DISTRIBUTIONS:
+            raise ValueError(f"bad KernelBench draw {[seed, name]!r}")
+        draws[seed] = name
     return KernelBenchSpec(
         name=str(message["name"]), title="", difficulty="-", statement="", parameters=tuple(parameters), sizes={},
         constraints=(), reference_code="", reference_dtype=None, baseline_code="", tolerance=Tolerance(),
         tests=(), random_tests=0, benchmarks=(), bytes_formula=0.0, flops_formula=0.0, bound="memory",
         interpret_max={}, source=str(message["source"]), text=str(message["text"]), sizes_used=sizes,
-        init_seed=int(message["init_seed"]))
+        init_seed=int(message["init_seed"]), draws=draws)
 
 
 def kernelbench_folder_hint(folder) -> None:
