@@ -259,12 +259,12 @@ import torch
 import torch.nn as nn
 
 class Model(nn.Module):
-    \"\"\"The mean of a million uniform values, plus 100: about 100.5 whatever the seed, within atol + rtol * 100.5
-    of a constant.\"\"\"
+    \"\"\"The mean of 4096 uniform values, plus 100: 100.5 +- 0.005 whatever the seed, within atol + rtol * 100.5
+    (0.01) of a constant; its changes are a thousand times float32's rounding at 100.\"\"\"
     def forward(self, x):
         return x.mean() + 100
 
-n = 1 << 20
+n = 4096
 
 def get_inputs():
     return [torch.rand(n)]
@@ -287,6 +287,43 @@ def test_an_output_that_ignores_its_inputs_is_a_wrong_answer_even_within_the_tol
     assert second[0].ok and reference.last_kernelbench is True  # KernelBench's check passes it again
     found = [m for m in second if isinstance(m, ConstantOutput)]
     assert found and "bit-identical to trial-1's" in found[0].message() and found[0].rule == "seed-independent-output"
+
+
+NOISE = """\\
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    \"\"\"The mean of x less its mean: zero, but for float32's rounding (about 1e-8), as level 2's
+    23_Conv3d_GroupNorm_Mean is.\"\"\"
+    def forward(self, x):
+        return (x - x.mean(dim=1, keepdim=True)).mean(dim=1)
+
+batch_size, dim = 8, 4096
+
+def get_inputs():
+    return [torch.rand(batch_size, dim)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_reference_that_is_rounding_noise_gives_no_scale_to_judge_by(tmp_path):
+    """Zero is this problem's answer: zeros, and an answer nearer the float64 one than the reference's, are right on
+    every trial; no degenerate, seed-independent or own-scale failure is made of the reference's rounding noise."""
+    problem = tmp_path / "noise.py"
+    problem.write_text(NOISE)
+    spec = replace(load_problem(problem), draws=OWN_DRAWS)
+    reference = KernelBenchReference(spec, "cpu")
+    for seed in (1, 2, *OWN_DRAWS):
+        x, = spec.problem().inputs(seed, "cpu")
+        assert all(m.ok for m in reference.check({}, seed, {"output": torch.zeros(8)})), seed
+        reference.label(f"call-{seed}")
+        exact = (x.double() - x.double().mean(dim=1, keepdim=True)).mean(dim=1).float()
+        assert all(m.ok for m in KernelBenchReference(spec, "cpu").check({}, seed, {"output": exact})), seed
+    wrong = reference.check({}, 3, {"output": torch.full((8,), 1e-5)})  # zeros pass KernelBench's atol, not this
+    assert [type(m) for m in wrong if not m.ok] == [DegenerateOutput]
 
 
 ZEROS_PASS = ["6_Softmax_Wide", "7_Frobenius_Norm", "8_Min_Reduction", "9_L2Norm_Half"]

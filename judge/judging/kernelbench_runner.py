@@ -17,6 +17,7 @@ cannot happen here; the reference's outputs are zeroed once compared, all the sa
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import os
@@ -37,8 +38,8 @@ from judge.challenge.seeds import case_seed
 from judge.challenge.spec_model import ReferenceError_, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES
 from judge.judging.checks import Mismatch, compare_input, tf32_explains_all, tf32_input
-from judge.judging.kernelbench_checks import CHUNK_ELEMENTS, ConstantOutput, FallbackRan, compare_chunked, \
-    equal_input, judge_output, largest_magnitude
+from judge.judging.kernelbench_checks import CHUNK_ELEMENTS, ConstantOutput, FallbackRan, as_accurate, \
+    compare_chunked, equal_input, judge_output, largest_magnitude
 from judge.judging.kernelbench_verdict import fired_rules, is_kernelbench_trial, kernelbench_check, \
     kernelbench_state, rules_notes, verdicts_note
 from judge.judging.reward_hacks import Finding, defines_triton_kernel, rule_note, rule_of_message, static_findings
@@ -85,6 +86,7 @@ class KernelBenchReference:
         self.seen: list[_Seen] = []
         self.last_kernelbench: bool | None = None  # the last check: whether KernelBench's own check passed it
         self.last_inapplicable: str | None = None  # the last check: why its trial does not apply to the problem
+        self.model64 = None  # the model in float64, made when a check first needs the float64 answer
         self.weighted = isinstance(self.model, torch.nn.Module) and any(True for _ in self.model.parameters())
 
     def tensors(self, outputs_only: bool) -> list[tuple[str, str, tuple]]:
@@ -135,33 +137,56 @@ class KernelBenchReference:
             for ref in expected:
                 ref.zero_()
             return []
-        seen, passed, kernelbench = _Seen("a timed call"), set(), []
-        for p, ref in zip([p for p in tensors if p.role == "out"], expected):
+        seen, kernelbench = _Seen("a timed call"), []
+        truth = self.truth_of(inputs, seed)
+        for index, (p, ref) in enumerate(zip([p for p in tensors if p.role == "out"], expected)):
             returned = got[p.name].to(self.device)
             kind, tol = _tolerance(p.dtype)
-            found = judge_output(p.name, returned, ref, Tolerance(kind, tol, tol), own_trial=distribution is not None)
+            found = judge_output(p.name, returned, ref, Tolerance(kind, tol, tol), own_trial=distribution is not None,
+                                 truth=lambda index=index: truth(index))
             kernelbench.append(found[0].ok)
             same = equal_input(returned, named) if not found[0].ok and distribution is not None else None
             if same:
                 found[0].notes.append(f"it equals input '{same}' unchanged")
-            results += found
-            passed.update([p.name] if all(m.ok for m in found) else [])
             seen.expected[p.name], seen.got[p.name] = digest(ref), digest(returned)
+            earlier = self._earlier(p.name, seen) if all(m.ok for m in found) else None  # what the tolerance let through
+            if earlier is not None and not as_accurate(returned, ref, truth(index)):
+                found.append(ConstantOutput(p.name, False, total=1, bad=1, earlier=earlier))
+            results += found
             ref.zero_()  # scrubbed before it is freed: no memory of this process holds an answer afterwards
-        results += [m for m in self._constant(seen) if m.name in passed]  # what the tolerance let through
         self.seen.append(seen)
         self.last_kernelbench = all(kernelbench) if distribution is None else None
         return results
 
-    def _constant(self, now: _Seen) -> list[Mismatch]:
-        """An output bit-identical to an earlier call's while the reference's differs (ConstantOutput)."""
-        found = []
-        for name, got in now.got.items():
-            for earlier in self.seen:
-                if earlier.got.get(name) == got and earlier.expected.get(name) != now.expected[name]:
-                    found.append(ConstantOutput(name, False, total=1, bad=1, earlier=earlier.label))
-                    break
-        return found
+    def _earlier(self, name: str, now: _Seen) -> str | None:
+        """The label of an earlier call whose output ``name`` was bit-identical while the reference's differed."""
+        for earlier in self.seen:
+            if earlier.got.get(name) == now.got[name] and earlier.expected.get(name) != now.expected[name]:
+                return earlier.label
+        return None
+
+    def truth_of(self, inputs: list, seed: int):
+        """``truth(i)``: output ``i`` of the problem's Model run in float64 on these inputs in float64, computed
+        once, when first asked (kernelbench_checks.as_accurate); None where the model cannot run in float64."""
+        computed: list = []
+
+        def truth(index: int):
+            if not computed:
+                computed.append(self._float64(inputs, seed))
+            outputs = computed[0]
+            return outputs[index] if outputs is not None and index < len(outputs) else None
+
+        return truth
+
+    def _float64(self, inputs: list, seed: int) -> list | None:
+        try:
+            if self.model64 is None:
+                self.model64 = copy.deepcopy(self.model).double() if isinstance(self.model, torch.nn.Module) \
+                    else self.model
+            wide = [v.double() if isinstance(v, torch.Tensor) and v.dtype.is_floating_point else v for v in inputs]
+            return self.expected(wide, seed, self.model64)
+        except Exception:  # noqa: BLE001 - a model that cannot run in float64: no truth to compare with
+            return None
 
     def label(self, label: str) -> None:
         """Name the last check (``trial-2``) for later messages."""
