@@ -524,3 +524,14 @@ def test_judge_ui_lists_kernelbench_problems_and_opens_one(tmp_path):
     draft = client.get("/api/draft", base_url=base, query_string={"ref": ref, "file": "solution.py"}).get_json()
     assert "class ModelNew" in draft["text"]
     assert guard.TOKEN_HEADER
+
+
+def test_a_kernelbench_run_without_its_problems_or_generations_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("JUDGE_CHALLENGES_PATH", raising=False)
+    run = tmp_path / "my_run"
+    run.mkdir()
+    result = CliRunner().invoke(main, ["grade", "--kernelbench-run", str(run), "--interpret"])
+    assert result.exit_code == 2 and "--kernelbench-run needs KernelBench's problems" in result.output
+    result = CliRunner().invoke(main, ["--challenges-dir", str(PROBLEMS), "grade", "--kernelbench-run", str(run),
+                                       "--interpret"])
+    assert result.exit_code == 2 and "no KernelBench generations in" in result.output

@@ -178,3 +178,40 @@ def test_a_fallback_to_torch_is_an_invalid_submission_where_no_kernel_of_the_sol
 def test_a_fallback_behind_a_launch_that_fails_inside_triton_is_found_too():
     result = judge("10_ReLU", "cheat_fallback_failed_launch", cpu_elements=1 << 16)
     assert result.verdict == Verdict.INVALID_SUBMISSION
+
+
+def test_grade_reads_kernelbench_s_runs_layout_and_writes_its_eval_results(tmp_path):
+    """judge grade as a drop-in for KernelBench's scripts/eval_from_generations.py: runs/<run>/level_<L>_problem_<id>_
+    sample_<s>_kernel.py in, runs/<run>/eval_results.json out, with the keys its readers use (benchmark_eval_analysis.py,
+    calculate_pass_at_k): per problem id a list of samples {sample_id, compiled, correctness, metadata, runtime,
+    runtime_stats}."""
+    run = tmp_path / "runs" / "my_run"
+    run.mkdir(parents=True)
+    (run / "level_1_problem_10_sample_0_kernel.py").write_text((SOLUTIONS / "relu_triton.py").read_text())
+    (run / "level_1_problem_10_sample_1_kernel.py").write_text((SOLUTIONS / "cheat_identity_relu.py").read_text())
+    (run / "level_1_problem_99_sample_0_kernel.py").write_text((SOLUTIONS / "relu_triton.py").read_text())
+    (run / "notes.py").write_text("# not a generation\n")
+    out = tmp_path / "grade.json"
+    result = CliRunner().invoke(main, ["--challenges-dir", str(PROBLEMS), "grade", "--kernelbench-run", str(run),
+                                       "--interpret", "--seed", "3", "--cpu-elements", "16384", "--json", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "ignored" in result.output and "notes.py" in result.output
+    results = json.loads((run / "eval_results.json").read_text())
+    assert list(results) == ["10", "99"]  # KernelBench's keys: problem ids as strings, in numeric order
+    for samples in results.values():
+        for sample in samples:
+            assert list(sample) == ["sample_id", "compiled", "correctness", "metadata", "runtime", "runtime_stats"]
+    honest, identity = results["10"]
+    assert (honest["sample_id"], honest["compiled"], honest["correctness"], honest["runtime"]) == (0, True, True, -1.0)
+    assert honest["metadata"]["correctness_trials"] == "(5 / 5)" and honest["runtime_stats"] == {}
+    assert (identity["sample_id"], identity["compiled"], identity["correctness"]) == (1, True, False)
+    assert identity["metadata"]["kernelbench_check"]["correct"] is True  # KernelBench's own check, kept apart
+    assert "signed" in identity["metadata"]["correctness_issue"]
+    missing = results["99"][0]
+    assert (missing["compiled"], missing["correctness"]) == (False, False)
+    assert "no problem 99 of level 1" in missing["metadata"]["compilation_error"]
+    # what KernelBench's benchmark_eval_analysis.py reads: sample 0 of each problem
+    greedy = {pid: [r for r in samples if r["sample_id"] == 0][0] for pid, samples in results.items()}
+    assert sum(r["compiled"] == True for r in greedy.values()) == 1  # noqa: E712 - its own comparison
+    scores = json.loads(out.read_text())["kernelbench"]["submissions"]
+    assert scores["my_run/sample_0"]["correct"] == 1 and scores["my_run/sample_1"]["fast_0"] == 0.0

@@ -29,7 +29,7 @@ from judge.challenge.kernelbench_inputs import DISTRIBUTIONS
 from judge.challenge.kernelbench_problem import Problem, ProblemError
 from judge.challenge.spec_model import Init, Scalar, SizeCase, Spec, SpecError, Tensor, Tolerance
 
-__all__ = ["KernelBenchError", "KernelBenchSpec", "load_problem", "is_problem_file", "find_problems", "list_problems",
+__all__ = ["KernelBenchError", "KernelBenchSpec", "load_problem", "find_by_id", "is_problem_file", "find_problems", "list_problems",
            "Listed", "describe", "sized", "TRIALS", "OWN_TRIALS", "baseline_source", "solution_problem"]
 
 TRIALS = 5  # KernelBench's correctness trials (num_correct_trials in its scripts and adversarial tests)
@@ -108,6 +108,18 @@ def find_problems(root) -> list[Path]:
         return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(path.relative_to(root)))]
 
     return sorted(found, key=order)
+
+
+def find_by_id(roots, level: int, problem_id: int) -> Path | None:
+    """The problem ``<id>_<name>.py`` of ``level<L>/`` under one of ``roots`` (a checkout's ``KernelBench/`` folder, or
+    the folder that holds it), as KernelBench numbers its problems; the first root that has it; None if none does."""
+    for root in roots:
+        for folder in (Path(root) / f"level{level}", Path(root) / "KernelBench" / f"level{level}"):
+            found = sorted(folder.glob(f"{int(problem_id)}_*.py")) if folder.is_dir() else []
+            found = [path for path in found if is_problem_file(path)]
+            if found:
+                return found[0]
+    return None
 
 
 def load_problem(path, runnable: bool = True) -> KernelBenchSpec:
