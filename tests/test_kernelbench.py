@@ -34,6 +34,13 @@ PROBLEMS = ROOT / "tests" / "kernelbench" / "KernelBench"
 LEVEL1 = PROBLEMS / "level1"
 
 
+@pytest.fixture(autouse=True)
+def fresh_descriptions(tmp_path, monkeypatch):
+    """Every test describes its problems afresh: a description kept by an earlier run (kernelbench_cache.py) would
+    hide what the sizing and describing code does now."""
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
+
+
 # -- the format (pure) ---------------------------------------------------------------------------
 SOURCE = textwrap.dedent("""\
     import torch
@@ -535,3 +542,37 @@ def test_a_kernelbench_run_without_its_problems_or_generations_is_a_usage_error(
     result = CliRunner().invoke(main, ["--challenges-dir", str(PROBLEMS), "grade", "--kernelbench-run", str(run),
                                        "--interpret"])
     assert result.exit_code == 2 and "no KernelBench generations in" in result.output
+
+
+def test_a_problem_described_before_is_shown_from_the_cache_without_running_it_or_importing_torch(tmp_path, monkeypatch):
+    """judge show took 3 s a problem here (torch's import, then torch._dynamo's, which the meta device's first
+    decomposition imports; 6-11 s on a GPU machine) and 40 s for level 3's LSTMs (one meta run per halving): a second
+    show reads what the first described."""
+    import subprocess
+    import sys
+
+    from judge.challenge import kernelbench_problem
+
+    first = sized(load_problem(LEVEL1 / "1_Scaled_ReLU.py"), 1 << 14)
+    run = kernelbench_problem.Problem._run
+    monkeypatch.setattr(kernelbench_problem.Problem, "_run", lambda self: pytest.fail("the problem's code ran"))
+    again = sized(load_problem(LEVEL1 / "1_Scaled_ReLU.py"), 1 << 14)
+    assert (again.parameters, again.sizes_used, again.shrunk_from, again.tests) == \
+        (first.parameters, first.sizes_used, first.shrunk_from, first.tests)
+    script = (f"import sys; from judge.challenge.kernelbench import load_problem, sized; "
+              f"s = sized(load_problem({str(LEVEL1 / '1_Scaled_ReLU.py')!r}), 1 << 14); "
+              "print('torch' in sys.modules, s.sizes_used)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.stdout.split(" ", 1) == ["False", f"{first.sizes_used}\n"], out.stderr
+    edited = tmp_path / "1_Scaled_ReLU.py"  # another text is another problem: described afresh
+    edited.write_text((LEVEL1 / "1_Scaled_ReLU.py").read_text().replace("dim = 8192", "dim = 4096"))
+    monkeypatch.setattr(kernelbench_problem.Problem, "_run", run)
+    assert load_problem(edited).parameters[0].shape == (64, 4096)
+
+
+def test_a_problem_that_needs_a_missing_package_says_which_and_how_to_install_it(tmp_path):
+    problem = tmp_path / "hf.py"
+    problem.write_text(SOURCE.replace("import torch.nn as nn", "import torch.nn as nn\nimport transformers_not_here"))
+    with pytest.raises(KernelBenchError, match="needs the Python package 'transformers_not_here', which is not "
+                                               "installed here \\(pip install transformers_not_here\\)"):
+        load_problem(problem)

@@ -6,6 +6,8 @@ public exploits (constant outputs, cached results, patched draws) and the red te
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -215,3 +217,23 @@ def test_grade_reads_kernelbench_s_runs_layout_and_writes_its_eval_results(tmp_p
     assert sum(r["compiled"] == True for r in greedy.values()) == 1  # noqa: E712 - its own comparison
     scores = json.loads(out.read_text())["kernelbench"]["submissions"]
     assert scores["my_run/sample_0"]["correct"] == 1 and scores["my_run/sample_1"]["fast_0"] == 0.0
+
+
+CHECKOUT = Path(os.environ.get("JUDGE_KERNELBENCH") or ROOT / ".kernelbench") / "KernelBench"
+
+
+@pytest.mark.skipif(not CHECKOUT.is_dir(), reason="no KernelBench checkout (.kernelbench or $JUDGE_KERNELBENCH)")
+def test_every_level_of_a_kernelbench_checkout_lists_and_each_problem_that_cannot_load_says_why():
+    """Levels 1-4 (100/100/50/20 problems): levels 1 and 2 load whole; a level-3 or level-4 problem that does not
+    load names the package it needs (einops, transformers).  The first run describes every problem (minutes, level 3's
+    LSTMs); later ones read the descriptions kept (kernelbench_cache.py)."""
+    from judge.challenge.kernelbench import list_problems
+
+    for level, count in ((1, 100), (2, 100), (3, 50), (4, 20)):
+        listed = list_problems(CHECKOUT / f"level{level}")
+        assert len(listed) == count, level
+        broken = [item for item in listed if item.spec is None]
+        if level <= 2:
+            assert not broken, [(item.path.name, item.problem) for item in broken]
+        assert all("needs the Python package" in item.problem for item in broken), \
+            [(item.path.name, item.problem) for item in broken]

@@ -25,13 +25,10 @@ from __future__ import annotations
 
 import torch
 
+from judge.challenge.kernelbench_format import DISTRIBUTIONS
+
 __all__ = ["DISTRIBUTIONS", "KINKS", "trial_inputs", "describe_distribution"]
 
-DISTRIBUTIONS = {
-    "signed": "each element's sign drawn at random, its magnitude as get_inputs() drew it",
-    "wide": "signed, magnitudes log-uniform from 0.001 to 10",
-    "kinks": "signed, a quarter of the elements set to 0, -0.0, +-0.5, +-1, +-2, +-3 or +-6",
-}
 KINKS = (0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 6.0, -6.0)
 _KINK_SHARE = 4  # one element in this many takes a kink value
 _MIX = 0x9E3779B97F4A7C15

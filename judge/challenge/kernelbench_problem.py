@@ -26,16 +26,14 @@ from pathlib import Path
 
 import torch
 
-from judge.challenge.kernelbench_format import PROBLEM_NAMES, ProblemFormatError, with_sizes
+from judge.challenge.kernelbench_format import PROBLEM_NAMES, ProblemError, ProblemFormatError, with_sizes
 from judge.challenge.kernelbench_inputs import trial_inputs
 
 __all__ = ["Problem", "ProblemError", "seeded"]
 
+_HUB_HINT = ("; KernelBench's level 4 also loads its model's configuration and weights from the Hugging Face hub as "
+             "the file runs (from_pretrained), so that model must be in the Hugging Face cache or the hub reachable")
 _manual_seed = torch.manual_seed  # bound at import, before a solution's torch.compile has torch._dynamo wrap it
-
-
-class ProblemError(ValueError):
-    """The problem's own code failed (importing it, get_inputs, the model); the message says where."""
 
 
 @contextmanager
@@ -71,6 +69,9 @@ class Problem:
         linecache.cache[self.path] = (len(self.source), None, self.source.splitlines(True), self.path)
         try:
             exec(compile(tree, self.path, "exec"), namespace)  # noqa: S102 - the user's problem file, trusted
+        except ModuleNotFoundError as exc:  # level 3's einops, level 4's transformers: the user's environment
+            raise ProblemError(f"{self.path} needs the Python package '{exc.name}', which is not installed here (pip "
+                               f"install {exc.name}){_HUB_HINT if exc.name == 'transformers' else ''}") from None
         except BaseException as exc:  # noqa: BLE001 - the problem's failure, reported with its line
             _stop_passes(exc)
             raise ProblemError(f"{self.path} does not run: {type(exc).__name__}: {exc}") from None
