@@ -33,6 +33,7 @@ PURE = [
     "judge.report.json_export", "judge.report.junit", "judge.grading.schedule", "judge.grading.breakdown",
     "judge.ui.guard", "judge.ui.statement", "judge.doctor.diagnosis",
     "judge.challenge.kernelbench_format", "judge.grading.fast_p", "judge.authoring.kernelbench_starter",
+    "judge.judging.reward_hacks", "judge.judging.kernelbench_verdict", "judge.grading.kernelbench_runs",
 ]  # the table renderers (report/*_tables, benchmark_table, markdown) draw through rich's console: not listed
 IMPURE_IMPORTS = {"torch", "triton", "os", "sys", "subprocess", "sqlite3", "socket", "threading", "multiprocessing",
                   "shutil", "tempfile", "io", "pathlib", "glob", "time", "datetime", "yaml", "importlib", "ctypes",
@@ -246,7 +247,8 @@ def test_exit_statuses_come_from_one_enum():
 
 # Test files of pure logic: they must run where torch and triton are not installed at all.
 PURE_TESTS = ["test_cases.py", "test_expr.py", "test_history.py", "test_ranking.py", "test_run_changes.py",
-              "test_spec.py", "test_stats.py", "test_schedule.py"]
+              "test_spec.py", "test_stats.py", "test_schedule.py", "test_reward_hacks.py",
+              "test_kernelbench_runs.py"]
 
 
 def test_pure_tests_need_no_torch(tmp_path):

@@ -21,20 +21,20 @@ import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from judge.challenge import kernelbench_format as fmt
-from judge.challenge.kernelbench_problem import Problem, ProblemError
+from judge.challenge.kernelbench_format import DISTRIBUTIONS, ITEM_SIZES, ProblemError
 from judge.challenge.spec_model import Init, Scalar, SizeCase, Spec, SpecError, Tensor, Tolerance
 
-__all__ = ["KernelBenchError", "KernelBenchSpec", "load_problem", "is_problem_file", "find_problems", "list_problems",
-           "Listed", "describe", "sized", "TRIALS", "baseline_source", "solution_problem"]
+if TYPE_CHECKING:  # imported where it runs: the problem's code needs torch, which list and show (cached) do not
+    from judge.challenge.kernelbench_problem import Problem
+
+__all__ = ["KernelBenchError", "KernelBenchSpec", "load_problem", "find_by_id", "is_problem_file", "find_problems", "list_problems",
+           "Listed", "describe", "sized", "TRIALS", "OWN_TRIALS", "baseline_source", "solution_problem"]
 
 TRIALS = 5  # KernelBench's correctness trials (num_correct_trials in its scripts and adversarial tests)
-_DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
-                torch.float64: "float64", torch.int8: "int8", torch.uint8: "uint8", torch.int16: "int16",
-                torch.int32: "int32", torch.int64: "int64", torch.bool: "bool"}
+OWN_TRIALS = tuple(DISTRIBUTIONS)  # the judge's own trials after KernelBench's, one per distribution, named after it
 MAX_PROBLEM_BYTES = 1_000_000
 
 
@@ -58,11 +58,14 @@ class KernelBenchSpec(Spec):
     constants: dict = field(default_factory=dict, compare=False)  # every size constant, as in effect
     init_seed: int = 0  # the seed Model and ModelNew are built under (the runner's, per run)
     level: str = "-"
+    draws: dict = field(default_factory=dict, compare=False)  # seed -> distribution of the judge's own trials
 
-    def problem(self) -> Problem:
-        """The problem's code at this spec's sizes, run in this process."""
+    def problem(self) -> "Problem":
+        """The problem's code at this spec's sizes, run in this process (imports torch)."""
+        from judge.challenge.kernelbench_problem import Problem
+
         try:
-            return Problem(self.text, self.source, self.sizes_used)
+            return Problem(self.text, self.source, self.sizes_used, self.draws)
         except ProblemError as exc:
             raise KernelBenchError(str(exc)) from None
 
@@ -107,9 +110,23 @@ def find_problems(root) -> list[Path]:
     return sorted(found, key=order)
 
 
+def find_by_id(roots, level: int, problem_id: int) -> Path | None:
+    """The problem ``<id>_<name>.py`` of ``level<L>/`` under one of ``roots`` (a checkout's ``KernelBench/`` folder, or
+    the folder that holds it), as KernelBench numbers its problems; the first root that has it; None if none does."""
+    for root in roots:
+        for folder in (Path(root) / f"level{level}", Path(root) / "KernelBench" / f"level{level}"):
+            found = sorted(folder.glob(f"{int(problem_id)}_*.py")) if folder.is_dir() else []
+            found = [path for path in found if is_problem_file(path)]
+            if found:
+                return found[0]
+    return None
+
+
 def load_problem(path, runnable: bool = True) -> KernelBenchSpec:
     """Read ``path``, run it and describe its inputs and outputs at the file's sizes (on torch's meta
-    device); raises KernelBenchError naming what is wrong."""
+    device, or from the cache of descriptions: ``described``); raises KernelBenchError naming what is wrong.
+    ``runnable`` is kept for its callers: a forward the meta device cannot run leaves the outputs unknown either
+    way (they are sized when a run starts)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -126,12 +143,36 @@ def load_problem(path, runnable: bool = True) -> KernelBenchSpec:
         tests=(), random_tests=0, benchmarks=(), bytes_formula=0.0, flops_formula=0.0, bound="memory",
         interpret_max={}, source=str(path), text=text, constants=constants,
         level=fmt.problem_level(path.resolve().parts[:-1]))
-    return with_signature(base, base.problem(), "meta", required=runnable)
+    return described(base, "meta")
+
+
+def described(spec: KernelBenchSpec, what: str) -> KernelBenchSpec:
+    """``spec`` described on the meta device at its sizes (``what`` names them for the cache: kernelbench_cache.py),
+    from the cache where it was before; runs the problem's code only when it was not."""
+    from judge.challenge import kernelbench_cache
+
+    kept = kernelbench_cache.read(spec.text, what)
+    if kept is not None and kept.get("sizes_used", {}) == spec.sizes_used:
+        try:
+            return _signed(spec, _parameters(kept["inputs"]), _parameters(kept["outputs"]))
+        except (KeyError, TypeError, ValueError):
+            pass  # an entry of another shape: described again
+    signed = with_signature(spec, spec.problem(), "meta", required=False)
+    parameters = [_parameter_message(p) for p in signed.parameters]
+    inputs = [m for m in parameters if m["role"] == "in"]
+    kernelbench_cache.write(spec.text, what, {"sizes_used": spec.sizes_used, "inputs": inputs,
+                                              "outputs": [m for m in parameters if m["role"] == "out"]})
+    return signed
 
 
 def with_signature(spec: KernelBenchSpec, problem: Problem, device: str, required: bool = True) -> KernelBenchSpec:
     """``spec`` with its parameters, tolerance, tests and bytes described at its sizes on ``device`` (the meta
     device: shapes only).  A forward that cannot run there leaves the outputs unknown (``required``: an error)."""
+    inputs, outputs = _describe_on(problem, device, required)
+    return _signed(spec, inputs, outputs)
+
+
+def _describe_on(problem: Problem, device: str, required: bool) -> tuple[list, list]:
     failures = (ProblemError, RuntimeError, NotImplementedError, TypeError, ValueError)
     try:
         inputs, outputs = describe(problem, device)
@@ -142,14 +183,25 @@ def with_signature(spec: KernelBenchSpec, problem: Problem, device: str, require
             inputs, outputs = describe_inputs(problem, device), []
         except failures as again:
             raise KernelBenchError(str(again)) from None
+    return inputs, outputs
+
+
+def _signed(spec: KernelBenchSpec, inputs: list, outputs: list) -> KernelBenchSpec:
+    """``spec`` with these parameters, and the tolerance, tests and bytes they make."""
     constants = {**spec.constants, **spec.sizes_used}
     dtype = outputs[0].dtype if outputs else "float32"
     kind, tol = fmt.tolerance_for(dtype)
     nbytes = sum(_nbytes(p) for p in (*inputs, *outputs) if isinstance(p, Tensor))
     shown = {name: constants[name] for name in constants if not _only_small(constants[name])}
     return replace(spec, parameters=tuple(inputs + outputs), tolerance=Tolerance(kind, tol, tol),
-                   tests=tuple(SizeCase(f"trial-{i + 1}", shown) for i in range(TRIALS)),
+                   tests=tuple(SizeCase(name, shown) for name in trial_names()),
                    benchmarks=(SizeCase("performance", shown),), bytes_formula=float(nbytes))
+
+
+def trial_names() -> list[str]:
+    """KernelBench's trials (``trial-1`` ... ``trial-5``, its own inputs), then the judge's (``signed``, ``wide``,
+    ``kinks``: kernelbench_inputs.py)."""
+    return [f"trial-{i + 1}" for i in range(TRIALS)] + list(OWN_TRIALS)
 
 
 def _only_small(value: int) -> bool:
@@ -160,12 +212,14 @@ def _nbytes(p: Tensor) -> int:
     count = 1
     for d in p.shape:
         count *= int(d)
-    return count * torch.empty(0, dtype=getattr(torch, p.dtype)).element_size()
+    return count * ITEM_SIZES[p.dtype]
 
 
 def describe(problem: Problem, device: str = "meta") -> tuple[list, list[Tensor]]:
     """(inputs, outputs) of one call on ``device``: get_inputs() drawn there, Model built there and run on
     them.  The inputs are Tensor (role in) or Scalar parameters named as forward names them."""
+    import torch
+
     inputs = describe_inputs(problem, device)
     with torch.device(device), torch.no_grad():
         values = problem.inputs(0, device)
@@ -189,6 +243,8 @@ def describe(problem: Problem, device: str = "meta") -> tuple[list, list[Tensor]
 
 
 def _built_on(problem: Problem, device: str):
+    import torch
+
     if device == "meta":  # weights with no memory: the constructor itself runs under the meta device
         with torch.device("meta"):
             try:
@@ -204,6 +260,8 @@ def _built_on(problem: Problem, device: str):
 
 def describe_inputs(problem: Problem, device: str = "meta") -> list:
     """The inputs of one call (drawn on ``device``), as parameters named after forward's."""
+    import torch
+
     values = problem.inputs(0, device)
     names = problem.forward_names
     if len(names) != len(values) or len(set(names)) != len(names):
@@ -220,10 +278,11 @@ def describe_inputs(problem: Problem, device: str = "meta") -> list:
     return out
 
 
-def _dtype_name(dtype: torch.dtype, path: str) -> str:
-    if dtype not in _DTYPE_NAMES:
-        raise ProblemError(f"{path}: a tensor of {dtype} (supported: {', '.join(_DTYPE_NAMES.values())})")
-    return _DTYPE_NAMES[dtype]
+def _dtype_name(dtype, path: str) -> str:
+    name = str(dtype).removeprefix("torch.")
+    if name not in ITEM_SIZES:
+        raise ProblemError(f"{path}: a tensor of {dtype} (supported: {', '.join(ITEM_SIZES)})")
+    return name
 
 
 def sized(spec: KernelBenchSpec, budget: int | None) -> KernelBenchSpec:
@@ -232,15 +291,22 @@ def sized(spec: KernelBenchSpec, budget: int | None) -> KernelBenchSpec:
     (its forward fails on the meta device) stays.  ``budget`` None: the spec as it is (a GPU's run)."""
     if budget is None:
         return spec
-    values = dict(spec.constants)
-    current, elements = _halve_until(spec, values, {}, _elements(spec, {}), budget, set(), fmt.SHRINK_FLOOR)
-    if elements is not None and elements > budget and current:  # still too large: the sizes it halved, further
-        others = {name for name in values if name not in current}
-        current, elements = _halve_until(spec, values, current, elements, budget, others, fmt.SHRINK_FLOOR_LAST)
+    from judge.challenge import kernelbench_cache
+
+    what, values = f"cpu {budget}", dict(spec.constants)
+    kept = kernelbench_cache.read(spec.text, what) or {}
+    current = kept.get("sizes_used")
+    if not isinstance(current, dict) or not set(current) <= set(values):  # not sized before: halve, on the meta device
+        current, elements = _halve_until(spec, values, {}, _elements(spec, {}), budget, set(), fmt.SHRINK_FLOOR)
+        if elements is not None and elements > budget and current:  # still too large: the sizes it halved, further
+            others = {name for name in values if name not in current}
+            current, elements = _halve_until(spec, values, current, elements, budget, others, fmt.SHRINK_FLOOR_LAST)
+        if not current:
+            kernelbench_cache.write(spec.text, what, {"sizes_used": {}})
     if not current:
         return spec
-    smaller = replace(spec, sizes_used=current, shrunk_from={n: values[n] for n in current})
-    return with_signature(smaller, smaller.problem(), "meta", required=False)
+    smaller = replace(spec, sizes_used=dict(current), shrunk_from={n: values[n] for n in current})
+    return described(smaller, what)
 
 
 def _halve_until(spec: KernelBenchSpec, values: dict, current: dict, elements: int | None, budget: int,
@@ -268,6 +334,8 @@ def _halve_until(spec: KernelBenchSpec, values: dict, current: dict, elements: i
 
 def _elements(spec: KernelBenchSpec, sizes: dict) -> int | None:
     """Elements of one call's inputs and outputs at ``sizes`` (meta device); None when the problem breaks there."""
+    from judge.challenge.kernelbench_problem import Problem
+
     try:
         problem = Problem(spec.text, spec.source, sizes)
         inputs, outputs = describe(problem, "meta")
@@ -346,33 +414,49 @@ def list_problems(root) -> list[Listed]:
 KIND = "kernelbench"
 
 
-def spec_message(spec: KernelBenchSpec) -> dict:
-    """What the worker receives (worker/protocol.py): the problem's text as the judge read it (never the file
-    again), the sizes in effect, the seed its model is built under and the parameters as described here."""
-    params = [{"name": p.name, "kind": p.kind, "dtype": p.dtype, "role": getattr(p, "role", "in"),
-               "shape": list(getattr(p, "shape", ())), "value": getattr(p, "value", "")} for p in spec.parameters]
-    return {"kind": KIND, "name": spec.name, "source": spec.source, "text": spec.text,
-            "sizes": dict(spec.sizes_used), "init_seed": int(spec.init_seed), "parameters": params}
+def _parameter_message(p) -> dict:
+    return {"name": p.name, "kind": p.kind, "dtype": p.dtype, "role": getattr(p, "role", "in"),
+            "shape": list(getattr(p, "shape", ())), "value": getattr(p, "value", "")}
 
 
-def spec_from_message(message: dict) -> KernelBenchSpec:
-    """The worker's side of ``spec_message``; raises ValueError on a malformed one."""
+def _parameters(messages: list) -> list:
+    """Parameters from their messages (``_parameter_message``); raises ValueError on a malformed one."""
     parameters = []
-    for p in message["parameters"]:
+    for p in messages:
         if p["kind"] == "tensor":
-            if p["dtype"] not in _DTYPE_NAMES.values() or p["role"] not in ("in", "out"):
+            if p["dtype"] not in ITEM_SIZES or p["role"] not in ("in", "out"):
                 raise ValueError(f"bad KernelBench parameter {p!r}")
             parameters.append(Tensor(str(p["name"]), p["dtype"], tuple(int(d) for d in p["shape"]), p["role"],
                                      Init()))
         else:
             parameters.append(Scalar(str(p["name"]), "int" if p["dtype"] == "int" else "float", str(p["value"])))
+    return parameters
+
+
+def spec_message(spec: KernelBenchSpec) -> dict:
+    """What the worker receives (worker/protocol.py): the problem's text as the judge read it (never the file
+    again), the sizes in effect, the seed its model is built under and the parameters as described here."""
+    params = [_parameter_message(p) for p in spec.parameters]
+    return {"kind": KIND, "name": spec.name, "source": spec.source, "text": spec.text,
+            "sizes": dict(spec.sizes_used), "init_seed": int(spec.init_seed), "parameters": params,
+            "draws": [[int(seed), name] for seed, name in spec.draws.items()]}
+
+
+def spec_from_message(message: dict) -> KernelBenchSpec:
+    """The worker's side of ``spec_message``; raises ValueError on a malformed one."""
+    parameters = _parameters(message["parameters"])
     sizes = {str(k): int(v) for k, v in dict(message.get("sizes") or {}).items()}
+    draws = {}
+    for seed, name in list(message.get("draws") or []):
+        if type(seed) is not int or name not in DISTRIBUTIONS:
+            raise ValueError(f"bad KernelBench draw {[seed, name]!r}")
+        draws[seed] = name
     return KernelBenchSpec(
         name=str(message["name"]), title="", difficulty="-", statement="", parameters=tuple(parameters), sizes={},
         constraints=(), reference_code="", reference_dtype=None, baseline_code="", tolerance=Tolerance(),
         tests=(), random_tests=0, benchmarks=(), bytes_formula=0.0, flops_formula=0.0, bound="memory",
         interpret_max={}, source=str(message["source"]), text=str(message["text"]), sizes_used=sizes,
-        init_seed=int(message["init_seed"]))
+        init_seed=int(message["init_seed"]), draws=draws)
 
 
 def kernelbench_folder_hint(folder) -> None:

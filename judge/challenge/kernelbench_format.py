@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["ProblemFormatError", "is_problem_source", "is_solution_source", "size_constants", "with_sizes",
+__all__ = ["ProblemFormatError", "ProblemError", "DISTRIBUTIONS", "ITEM_SIZES", "is_problem_source", "is_solution_source", "size_constants", "with_sizes",
            "next_to_halve", "halved", "tolerance_for", "uses_load_inline", "TOLERANCES", "SHRINK_FLOOR", "SHRINK_FLOOR_LAST",
            "PROBLEM_NAMES", "problem_level"]
 
@@ -32,6 +32,22 @@ SHRINK_FLOOR_LAST = 4
 
 class ProblemFormatError(ValueError):
     """A file that is no KernelBench problem; the message says what it lacks."""
+
+
+class ProblemError(ValueError):
+    """The problem's own code failed (importing it, get_inputs, the model); the message says where."""
+
+
+# The judge's own trials of a problem, after KernelBench's five, each on a distribution of its own
+# (kernelbench_inputs.py transforms get_inputs' draw by it).
+DISTRIBUTIONS = {
+    "signed": "each element's sign drawn at random, its magnitude as get_inputs() drew it",
+    "wide": "signed, magnitudes log-uniform from 0.001 to 10",
+    "kinks": "signed, a quarter of the elements set to 0, -0.0, +-0.5, +-1, +-2, +-3 or +-6",
+}
+# Bytes per element of the dtypes a problem's tensors may have (kernelbench.py, without importing torch).
+ITEM_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int8": 1, "uint8": 1, "int16": 2,
+              "int32": 4, "int64": 8, "bool": 1}
 
 
 def _tree(source: str) -> ast.Module:

@@ -12,7 +12,8 @@ weights.  Its inputs are drawn by ``get_inputs()`` after ``set_seed(trial_seed)`
 the judged device directly (KernelBench draws on the CPU and copies them: the values
 differ, the distributions do not), with their dtypes as drawn (KernelBench casts every
 tensor to its precision, float32 by default, which changes no level-1 problem's input but
-95_CrossEntropyLoss's integer targets).
+95_CrossEntropyLoss's integer targets).  The seeds of the judge's own trials (``draws``: seed -> distribution)
+draw the same and transform it (kernelbench_inputs.py: signed, wide, kinks).
 """
 
 from __future__ import annotations
@@ -25,15 +26,14 @@ from pathlib import Path
 
 import torch
 
-from judge.challenge.kernelbench_format import PROBLEM_NAMES, ProblemFormatError, with_sizes
+from judge.challenge.kernelbench_format import PROBLEM_NAMES, ProblemError, ProblemFormatError, with_sizes
+from judge.challenge.kernelbench_inputs import trial_inputs
 
 __all__ = ["Problem", "ProblemError", "seeded"]
 
+_HUB_HINT = ("; KernelBench's level 4 also loads its model's configuration and weights from the Hugging Face hub as "
+             "the file runs (from_pretrained), so that model must be in the Hugging Face cache or the hub reachable")
 _manual_seed = torch.manual_seed  # bound at import, before a solution's torch.compile has torch._dynamo wrap it
-
-
-class ProblemError(ValueError):
-    """The problem's own code failed (importing it, get_inputs, the model); the message says where."""
 
 
 @contextmanager
@@ -46,10 +46,12 @@ def seeded(seed: int, devices=()):
 
 
 class Problem:
-    """The problem file's code at ``sizes`` (CPU mode's smaller constants; {} as written)."""
+    """The problem file's code at ``sizes`` (CPU mode's smaller constants; {} as written); ``draws``: the seeds
+    whose inputs are the judge's own trials' (seed -> a distribution of kernelbench_inputs.DISTRIBUTIONS)."""
 
-    def __init__(self, source: str, path: str, sizes: dict | None = None):
+    def __init__(self, source: str, path: str, sizes: dict | None = None, draws: dict | None = None):
         self.source, self.path, self.sizes = source, str(path), dict(sizes or {})
+        self.draws = {int(seed): str(name) for seed, name in dict(draws or {}).items()}
         self.namespace = self._run()
         self.Model = self.namespace["Model"]
         self.get_inputs = self.namespace["get_inputs"]
@@ -67,6 +69,9 @@ class Problem:
         linecache.cache[self.path] = (len(self.source), None, self.source.splitlines(True), self.path)
         try:
             exec(compile(tree, self.path, "exec"), namespace)  # noqa: S102 - the user's problem file, trusted
+        except ModuleNotFoundError as exc:  # level 3's einops, level 4's transformers: the user's environment
+            raise ProblemError(f"{self.path} needs the Python package '{exc.name}', which is not installed here (pip "
+                               f"install {exc.name}){_HUB_HINT if exc.name == 'transformers' else ''}") from None
         except BaseException as exc:  # noqa: BLE001 - the problem's failure, reported with its line
             _stop_passes(exc)
             raise ProblemError(f"{self.path} does not run: {type(exc).__name__}: {exc}") from None
@@ -112,14 +117,19 @@ class Problem:
 
     def inputs(self, seed: int, device) -> list:
         """``get_inputs()`` under ``seed``, drawn on ``device`` (its factory calls without a device go there);
-        every tensor then on ``device``."""
+        every tensor then on ``device``; transformed by the seed's distribution where ``draws`` names one."""
         device = torch.device(device)
         cuda = [device.index or 0] if device.type == "cuda" else []
         with seeded(seed, cuda), device:
             values = self._call(self.get_inputs, "get_inputs()")
         if not isinstance(values, (list, tuple)):
             raise ProblemError(f"{self.path}: get_inputs() returned a {type(values).__name__}, not a list")
-        return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
+        values = [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
+        return trial_inputs(values, seed, self.draws.get(int(seed)))
+
+    def distribution(self, seed: int) -> str | None:
+        """The distribution the inputs of ``seed`` are drawn from: None for KernelBench's own (get_inputs as it is)."""
+        return self.draws.get(int(seed))
 
     def _call(self, function, what: str):
         try:

@@ -10,6 +10,7 @@ docs/grading.md documents the behaviour.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -32,6 +33,10 @@ from judge.cli.base import bench_options, cpu_elements_option, current_search_pa
               help="A YAML file mapping submissions to challenges and files (docs/grading.md).")
 @click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False),
               help="A folder laid out as FOLDER/<who>/<challenge>.py.")
+@click.option("--kernelbench-run", type=click.Path(exists=True, file_okay=False), metavar="RUN",
+              help="KernelBench's generations, RUN/level_<L>_problem_<id>_sample_<s>_kernel.py, their problems under "
+                   "--challenges-dir; writes RUN/eval_results.json as KernelBench's evaluator does "
+                   "(docs/kernelbench.md).")
 @judging_options
 @bench_options
 @cpu_elements_option
@@ -54,7 +59,7 @@ from judge.cli.base import bench_options, cpu_elements_option, current_search_pa
               help="Environment variable holding a secret seed, mixed with the public one and never printed.")
 @click.option("--no-sandbox", is_flag=True, help="Grade even where the workers' sandbox (Landlock, seccomp) is not "
               "available here; without it a grade refuses to start (docs/security.md).")
-def grade_command(challenge, files, manifest, directory, seed, interpret, device, timeout,
+def grade_command(challenge, files, manifest, directory, kernelbench_run, seed, interpret, device, timeout,
                   compile_timeout, no_bench, bench_budget, cpu_elements, require_kernel, gpus, jobs, cluster, junit_path,
                   json_path, summary_path,
                   resume, min_pass, secret_seed_env, no_sandbox) -> None:
@@ -64,6 +69,8 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
     judge grade transpose alice.py bob.py     several solutions of one challenge
     judge grade --manifest grading.yaml       submissions and challenges from a manifest
     judge grade --dir submissions/            submissions/<who>/<challenge>.py
+    judge --challenges-dir KernelBench/KernelBench grade --kernelbench-run runs/RUN
+                                              KernelBench's runs/RUN, and its eval_results.json
 
     Exit status: 0 when all are accepted (or --min-pass is met), 1 otherwise,
     2 usage error, 3 internal error, 130 when interrupted (the outputs are kept),
@@ -72,7 +79,7 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
     with user_errors(GradeError):  # the grading code's usage errors: exit 2, as click's own
         require_sandbox(no_sandbox)
         rule = pass_rule(min_pass)
-        entries = plan_entries(challenge, files, manifest, directory, current_search_path, click.echo)
+        entries = plan_entries(challenge, files, manifest, directory, current_search_path, click.echo, kernelbench_run)
         specs = load_specs(entries)
         previous = read_previous(json_path) if resume else None
         placement = place(cluster, gpus, jobs, device, interpret)
@@ -80,7 +87,8 @@ def grade_command(challenge, files, manifest, directory, seed, interpret, device
                                  placement.interpret, timeout, compile_timeout, not no_bench, bench_budget,
                                  cpu_elements, require_kernel or manifest_requires_kernel(manifest))
         console = make_console(sys.stderr if json_path == "-" else sys.stdout)
-        outputs = GradeOutputs(json_path, junit_path, summary_path, click.echo)
+        outputs = GradeOutputs(json_path, junit_path, summary_path, click.echo,
+                               str(Path(kernelbench_run) / "eval_results.json") if kernelbench_run else None)
         session = GradeSession(entries, specs, settings, outputs, console, previous)
         console.print(start_line(len(entries), placement.interpret, settings.seed_label, placement.where))
         with interrupted_once():

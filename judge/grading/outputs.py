@@ -3,6 +3,8 @@ the one place that writes them, rewritten whole after every submission."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import tempfile
 import threading
@@ -14,7 +16,26 @@ from judge.report.json_export import run_to_json
 from judge.report.junit import grade_to_junit
 from judge.report.markdown import grade_to_markdown
 
-__all__ = ["GradeOutputs", "write_atomically"]
+__all__ = ["GradeOutputs", "write_atomically", "eval_results_json"]
+
+
+def eval_results_json(doc: dict) -> str:
+    """KernelBench's runs/<run>/eval_results.json from the grade document (grading/kernelbench_runs.py), written as
+    its evaluator writes it (indent 4)."""
+    from judge.grading.kernelbench_runs import eval_results
+
+    return json.dumps(_finite(eval_results(doc.get("results") or [])), indent=4)
+
+
+def _finite(value):
+    """JSON has no NaN or infinity: null instead, so that every reader parses the file."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
@@ -42,15 +63,17 @@ class GradeOutputs:
     ``echo`` (click.echo's signature) prints the JSON for ``--json -`` and the
     warning of a step summary that cannot be written."""
 
-    def __init__(self, json_path: str | None, junit_path: str | None, summary_path: str | None, echo: Echo):
+    def __init__(self, json_path: str | None, junit_path: str | None, summary_path: str | None, echo: Echo,
+                 eval_results_path: str | None = None):
         self.json_to_stdout = json_path == "-"
         self.echo = echo
         self.exporters = [(Path(p), render) for p, render in (
             (None if self.json_to_stdout else json_path, run_to_json), (junit_path, grade_to_junit),
-            (summary_path, grade_to_markdown)) if p]
+            (summary_path, grade_to_markdown), (eval_results_path, eval_results_json)) if p]
         paths = [p.resolve() for p, _ in self.exporters]
         if len(set(paths)) != len(paths):
-            raise GradeError("--json, --junit and --summary must name different files")
+            raise GradeError("--json, --junit and --summary must name different files (and none RUN/eval_results.json "
+                             "with --kernelbench-run)")
         self.lock = threading.Lock()
 
     def write(self, doc: dict, first: bool = False) -> None:

@@ -78,18 +78,54 @@ def _directory_plan(directory: str, resolver: ChallengeResolver, echo: Echo) -> 
     return sorted(entries + missing, key=lambda entry: entry.submission)  # stable: challenges keep their order
 
 
-def plan_entries(challenge, files, manifest, directory, search_path: Callable, echo: Echo) -> list[Entry]:
-    """The entries to grade, from exactly one of: CHALLENGE FILE..., --manifest, --dir.
+def _kernelbench_run_plan(run: str, search, echo: Echo) -> list[Entry]:
+    """KernelBench's generations, ``RUN/level_<L>_problem_<id>_sample_<s>_kernel.py``, each with its problem found by
+    level and id under the search path's folders (--challenges-dir); submission ``<run>/sample_<s>``."""
+    from judge.challenge.kernelbench import find_by_id
+    from judge.grading.kernelbench_runs import parse_generation
+
+    roots = [folder for folder in search.user_dirs]
+    if not roots:
+        raise GradeError("--kernelbench-run needs KernelBench's problems: give the checkout's KernelBench/ folder with "
+                         "--challenges-dir (judge --challenges-dir KernelBench/KernelBench grade --kernelbench-run RUN)")
+    found = []
+    for path in sorted(Path(run).iterdir()):
+        named = parse_generation(path.name)
+        if named is not None:
+            found.append((named, path))
+        elif path.suffix == ".py":
+            echo(f"warning: ignored {path}: not a generation (level_<L>_problem_<id>_sample_<s>_kernel.py)", err=True)
+    if not found:
+        raise GradeError(f"no KernelBench generations in {run}: expected {run}/level_<L>_problem_<id>_sample_<s>_kernel.py "
+                         "(KernelBench's runs/<run> layout)")
+    entries = []
+    for (level, problem, sample), path in sorted(found):
+        who, spec = f"{Path(run).name}/sample_{sample}", find_by_id(roots, level, problem)
+        if spec is None:
+            entries.append(Entry(who, f"level{level}/{problem}", str(path), None,
+                                 f"no problem {problem} of level {level} (level{level}/{problem}_*.py) under "
+                                 f"{', '.join(str(r) for r in roots)}"))
+        else:
+            entries.append(Entry(who, spec.stem, str(path), str(spec), file_problem(str(path))))
+    return sorted(entries, key=lambda entry: entry.submission)  # stable: problems keep their order
+
+
+def plan_entries(challenge, files, manifest, directory, search_path: Callable, echo: Echo,
+                 kernelbench_run: str | None = None) -> list[Entry]:
+    """The entries to grade, from exactly one of: CHALLENGE FILE..., --manifest, --dir, --kernelbench-run.
 
     ``search_path()`` gives the challenge search path (--challenges-dir, $JUDGE_CHALLENGES_PATH,
     built-ins); it is asked only once the arguments make sense, so their error comes first.
     ``echo`` shows the warnings of --dir's discovery."""
-    if sum(bool(x) for x in (challenge, manifest, directory)) != 1:
-        raise GradeError("say what to grade with exactly one of: CHALLENGE FILE...,  --manifest FILE,  --dir FOLDER")
+    if sum(bool(x) for x in (challenge, manifest, directory, kernelbench_run)) != 1:
+        raise GradeError("say what to grade with exactly one of: CHALLENGE FILE...,  --manifest FILE,  --dir FOLDER,  "
+                         "--kernelbench-run RUN")
     from judge.challenge.catalog import ChallengeConflict
 
     search = search_path()
     try:
+        if kernelbench_run:
+            return snapshot_entries(_kernelbench_run_plan(kernelbench_run, search, echo), kernelbench_run)
         if manifest:
             return snapshot_entries(_manifest_plan(manifest, search), str(Path(manifest).parent))
         resolver = ChallengeResolver(search=search)

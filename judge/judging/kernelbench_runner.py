@@ -18,6 +18,7 @@ cannot happen here; the reference's outputs are zeroed once compared, all the sa
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 import os
@@ -27,19 +28,25 @@ from pathlib import Path
 
 import torch
 
-from judge.challenge.cases import Case
+from judge.challenge.cases import Case, call_seed
 from judge.challenge.exact_math import exact_math
-from judge.challenge.kernelbench import KernelBenchError, sized, with_signature
+from judge.challenge.kernelbench import OWN_TRIALS, TRIALS, KernelBenchError, sized, with_signature
 from judge.challenge.kernelbench_format import uses_load_inline
+from judge.challenge.kernelbench_inputs import describe_distribution
 from judge.challenge.kernelbench_problem import ProblemError, seeded
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.seeds import case_seed
 from judge.challenge.spec_model import ReferenceError_, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES, poison_
-from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
+from judge.judging.checks import Mismatch, compare_input, tf32_explains_all, tf32_input
+from judge.judging.kernelbench_checks import CHUNK_ELEMENTS, ConstantOutput, FallbackRan, as_accurate, \
+    compare_chunked, equal_input, judge_output, largest_magnitude
+from judge.judging.kernelbench_verdict import fired_rules, is_kernelbench_trial, kernelbench_check, \
+    kernelbench_state, rules_notes, verdicts_note
+from judge.judging.reward_hacks import Finding, defines_triton_kernel, rule_note, rule_of_message, static_findings
 from judge.judging.reference import within_memory
 from judge.judging.runner import Runner
-from judge.judging.verdict import Verdict
+from judge.judging.verdict import CaseResult, Verdict
 from judge.worker.arguments import CallArguments
 from judge.worker.kernelbench_model import forward_seed
 
@@ -47,24 +54,6 @@ __all__ = ["KernelBenchRunner", "KernelBenchReference", "ConstantOutput", "compa
 
 WEIGHTS_HINT = ("Model has weights, drawn under the run's seed as KernelBench draws them: ModelNew gets the same "
                 "values only where its constructor makes the same parameters (same shapes) in the same order")
-# Outputs are compared this many elements at a time: a 1.6 G-element output (level 1's ReLU) widened to float64
-# whole would need 13 GB per copy on the judge's GPU.
-CHUNK_ELEMENTS = 1 << 26
-
-
-@dataclass
-class ConstantOutput(Mismatch):
-    """An output bit-identical to an earlier call's while the reference's differs: it ignores its inputs."""
-
-    earlier: str = ""
-
-    def message(self) -> str:
-        return (f"'{self.name}' is bit-identical to {self.earlier}'s, while the reference's output changed with the "
-                "inputs: the result does not depend on this call's inputs (a constant, or one kept from an earlier "
-                "call)")
-
-    def cause(self) -> str:
-        return f"'{self.name}': the same for other inputs"
 
 
 @dataclass
@@ -85,32 +74,6 @@ def digest(t: torch.Tensor) -> tuple:
     return (tuple(t.shape), str(t.dtype), *sums.tolist())
 
 
-def compare_chunked(name: str, got: torch.Tensor, ref: torch.Tensor, tol: Tolerance,
-                    chunk: int = CHUNK_ELEMENTS) -> Mismatch:
-    """``checks.compare_output`` over ``chunk`` elements at a time, one result for the whole tensor."""
-    if tuple(got.shape) != tuple(ref.shape) or got.numel() <= chunk:
-        return compare_output(name, got, ref, tol)
-    flat_got, flat_ref = got.reshape(-1), ref.reshape(-1)
-    total = Mismatch(name, True, total=got.numel())
-    total.max_abs_err = total.max_rel_err = -1.0  # below any error: the chunks' finite maxima replace it
-    for start in range(0, got.numel(), chunk):
-        part = compare_output(name, flat_got[start:start + chunk], flat_ref[start:start + chunk], tol)
-        if part.ok:
-            continue
-        if total.ok:  # the first bad element, as an index of the whole tensor
-            flat = start + part.first_bad_index[0]
-            total.first_bad_index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
-            total.expected, total.got = part.expected, part.got
-        total.ok = False
-        total.bad += part.bad
-        if math.isfinite(part.max_abs_err):  # a chunk of NaN alone says inf: the whole's maxima are the finite ones
-            total.max_abs_err = max(total.max_abs_err, part.max_abs_err)
-            total.max_rel_err = max(total.max_rel_err, part.max_rel_err)
-    if total.max_abs_err < 0:
-        total.max_abs_err = total.max_rel_err = float("inf") if not total.ok else 0.0
-    return total
-
-
 class KernelBenchReference:
     """The problem's Model and the checks of every call, on the judge's device.  ``params`` (the size constants,
     for the labels) is accepted and unused: the problem's sizes are the spec's."""
@@ -123,6 +86,9 @@ class KernelBenchReference:
         except (ProblemError, KernelBenchError) as exc:
             raise ReferenceError_(str(exc)) from None
         self.seen: list[_Seen] = []
+        self.last_kernelbench: bool | None = None  # the last check: whether KernelBench's own check passed it
+        self.last_inapplicable: str | None = None  # the last check: why its trial does not apply to the problem
+        self.model64 = None  # the model in float64, made when a check first needs the float64 answer
         self.weighted = isinstance(self.model, torch.nn.Module) and any(True for _ in self.model.parameters())
 
     def call_arguments(self, params: dict, seed: int, case=None) -> CallArguments:
@@ -164,33 +130,71 @@ class KernelBenchReference:
             inputs = self.problem.inputs(seed, self.device)
         except ProblemError as exc:
             raise ReferenceError_(str(exc)) from None
+        distribution = self.problem.distribution(seed)
+        self.last_kernelbench, self.last_inapplicable = None, None
         results, tensors = [], [p for p in self.spec.parameters if isinstance(p, Tensor)]
+        named = {}
         for p, value in zip([p for p in self.spec.parameters if getattr(p, "role", "in") == "in"], inputs):
+            named[p.name] = value
             if isinstance(p, Tensor) and p.name in got:  # a test's reply; a timed call sends outputs only
                 results.append(compare_input(p.name, got[p.name].to(self.device), value))
         expected = self.expected(inputs, seed)
-        seen = _Seen("a timed call")
-        passed = set()
-        for p, ref in zip([p for p in tensors if p.role == "out"], expected):
+        if distribution is not None and not all(_finite(ref) for ref in expected):
+            self.last_inapplicable = (f"the reference is not finite on {describe_distribution(distribution)}: this "
+                                      "trial does not apply to the problem")
+            for ref in expected:
+                ref.zero_()
+            return []
+        seen, kernelbench = _Seen("a timed call"), []
+        truth = self.truth_of(inputs, seed)
+        for index, (p, ref) in enumerate(zip([p for p in tensors if p.role == "out"], expected)):
             returned = got[p.name].to(self.device)
             kind, tol = _tolerance(p.dtype)
-            results.append(compare_chunked(p.name, returned, ref, Tolerance(kind, tol, tol)))
-            passed.update([p.name] if results[-1].ok else [])
+            found = judge_output(p.name, returned, ref, Tolerance(kind, tol, tol), own_trial=distribution is not None,
+                                 truth=lambda index=index: truth(index))
+            kernelbench.append(found[0].ok)
+            same = equal_input(returned, named) if not found[0].ok and distribution is not None else None
+            if same:
+                found[0].notes.append(f"it equals input '{same}' unchanged")
             seen.expected[p.name], seen.got[p.name] = digest(ref), digest(returned)
+            earlier = self._earlier(p.name, seen) if all(m.ok for m in found) else None  # what the tolerance let through
+            if earlier is not None and not as_accurate(returned, ref, truth(index)):
+                found.append(ConstantOutput(p.name, False, total=1, bad=1, earlier=earlier))
+            results += found
             ref.zero_()  # scrubbed before it is freed: no memory of this process holds an answer afterwards
-        results += [m for m in self._constant(seen) if m.name in passed]  # what the tolerance let through
         self.seen.append(seen)
+        self.last_kernelbench = all(kernelbench) if distribution is None else None
         return results
 
-    def _constant(self, now: _Seen) -> list[Mismatch]:
-        """An output bit-identical to an earlier call's while the reference's differs (ConstantOutput)."""
-        found = []
-        for name, got in now.got.items():
-            for earlier in self.seen:
-                if earlier.got.get(name) == got and earlier.expected.get(name) != now.expected[name]:
-                    found.append(ConstantOutput(name, False, total=1, bad=1, earlier=earlier.label))
-                    break
-        return found
+    def _earlier(self, name: str, now: _Seen) -> str | None:
+        """The label of an earlier call whose output ``name`` was bit-identical while the reference's differed."""
+        for earlier in self.seen:
+            if earlier.got.get(name) == now.got[name] and earlier.expected.get(name) != now.expected[name]:
+                return earlier.label
+        return None
+
+    def truth_of(self, inputs: list, seed: int):
+        """``truth(i)``: output ``i`` of the problem's Model run in float64 on these inputs in float64, computed
+        once, when first asked (kernelbench_checks.as_accurate); None where the model cannot run in float64."""
+        computed: list = []
+
+        def truth(index: int):
+            if not computed:
+                computed.append(self._float64(inputs, seed))
+            outputs = computed[0]
+            return outputs[index] if outputs is not None and index < len(outputs) else None
+
+        return truth
+
+    def _float64(self, inputs: list, seed: int) -> list | None:
+        try:
+            if self.model64 is None:
+                self.model64 = copy.deepcopy(self.model).double() if isinstance(self.model, torch.nn.Module) \
+                    else self.model
+            wide = [v.double() if isinstance(v, torch.Tensor) and v.dtype.is_floating_point else v for v in inputs]
+            return self.expected(wide, seed, self.model64)
+        except Exception:  # noqa: BLE001 - a model that cannot run in float64: no truth to compare with
+            return None
 
     def label(self, label: str) -> None:
         """Name the last check (``trial-2``) for later messages."""
@@ -215,6 +219,10 @@ class KernelBenchReference:
         return tf32_explains_all(got, exact, names, on_tf32_inputs)
 
 
+def _finite(t: torch.Tensor) -> bool:
+    return largest_magnitude(t)[1]
+
+
 def _tolerance(dtype: str) -> tuple[str, float]:
     from judge.challenge.kernelbench_format import tolerance_for
 
@@ -227,7 +235,8 @@ class KernelBenchRunner(Runner):
     def prepare(self) -> list[Case]:
         self.events.status("reading the KernelBench problem")
         budget = (self.options.cpu_elements or CPU_ELEMENT_BUDGET) if self.interpret else None
-        spec = replace(sized(self.spec, budget), init_seed=case_seed(self.seed, "model"))
+        draws = {call_seed(self.seed, name, 0): name for name in OWN_TRIALS}  # the judge's own trials' seeds
+        spec = replace(sized(self.spec, budget), init_seed=case_seed(self.seed, "model"), draws=draws)
         if not spec.outputs:  # its forward does not run on the meta device: sized by a real call here
             spec = with_signature(spec, spec.problem(), self.device)
         self.spec = spec
@@ -235,8 +244,25 @@ class KernelBenchRunner(Runner):
         if self.interpret:
             self.result.notes.append(cpu_note(spec, budget, self.options.cpu_elements is not None))
         self.note_rules()
+        self.findings = self.read_findings()
         self.reference = KernelBenchReference(spec, self.device)
         return [Case(t.name, "functional", dict(t.params)) for t in spec.tests]
+
+    def read_findings(self) -> list[Finding]:
+        """The source rules' findings in the solution (reward_hacks.py); the fallback's only where its calls can
+        be seen to launch the solution's kernels (Triton's: load_inline's are not counted)."""
+        try:
+            text = Path(self.solution).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        findings = static_findings(text)
+        if not defines_triton_kernel(text) or uses_load_inline(text):
+            findings = [f for f in findings if f.rule != "fallback-to-reference"]
+        for rule in ("side-stream", "timing-patch", "thread-injection"):  # noted: they cannot fool the judge
+            found = [f.text() for f in findings if f.rule == rule]
+            if found:
+                self.result.notes.append(rule_note(rule, "; ".join(found)))
+        return findings
 
     def benchmark_cases(self) -> list[Case]:
         return [Case(b.name, "benchmark", dict(b.params)) for b in self.spec.benchmarks]
@@ -244,11 +270,50 @@ class KernelBenchRunner(Runner):
     def check_reply(self, case: Case, seed: int, header: dict, got: dict) -> list:
         problems = super().check_reply(case, seed, header, got)
         self.reference.label(case.name)
+        fallback = next((f for f in self.findings if f.rule == "fallback-to-reference"), None)
+        if fallback is not None and header.get("own_launches") == 0:
+            problems.append(FallbackRan("forward", False, total=1, bad=1, where=fallback.text()))
         if self.reference.weighted:
             for m in problems:
-                if not m.ok and not m.modified_input and not isinstance(m, ConstantOutput) and WEIGHTS_HINT not in m.notes:
+                if not m.ok and not m.modified_input and not getattr(m, "rule", "") and WEIGHTS_HINT not in m.notes:
                     m.notes.append(WEIGHTS_HINT)
         return problems
+
+    def run_case(self, case: Case, call_index: int = 0) -> CaseResult:
+        """One call, then what it means here: the inputs it was drawn from, KernelBench's own check of it (its
+        trials), the rules its failure is an instance of; a trial of the judge's whose reference is not finite
+        is skipped, and a call the fallback answered is an invalid submission."""
+        self.reference.last_kernelbench = self.reference.last_inapplicable = None
+        outcome = super().run_case(case, call_index)
+        distribution = self.reference.problem.distribution(call_seed(self.seed, case.name, call_index))
+        outcome.details["inputs"] = distribution or "kernelbench"
+        if distribution is not None and self.reference.last_inapplicable:
+            return CaseResult(case.name, case.kind, case.params, Verdict.SKIPPED, self.reference.last_inapplicable,
+                              outcome.time_ms, details={"inputs": distribution})
+        if distribution is not None and outcome.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED):
+            outcome.message = f"on {describe_distribution(distribution)}: {outcome.message}"
+        rules = [m.rule for m in self.last_problems if getattr(m, "rule", "")]
+        rules += [r for r in [rule_of_message(outcome.message)] if r and outcome.verdict != Verdict.ACCEPTED]
+        if rules:
+            outcome.details["rules"] = list(dict.fromkeys(rules))
+            outcome.message = f"[{', '.join(outcome.details['rules'])}] {outcome.message}"
+        if "fallback-to-reference" in rules:
+            outcome.verdict = Verdict.INVALID_SUBMISSION
+        if is_kernelbench_trial(case.name):
+            state = kernelbench_state(outcome, self.reference.last_kernelbench)
+            outcome.details["kernelbench_check"] = {True: "pass", False: "fail", None: "unknown"}[state]
+        return outcome
+
+    def run(self):
+        """The run, then KernelBench's verdict beside the judge's and the rules that fired (kernelbench_verdict.py)."""
+        result = super().run()
+        if result.tests:
+            check = kernelbench_check(result.tests, TRIALS)
+            result.kernelbench_check = check
+            result.rules = fired_rules(result.tests)
+            result.notes.append(verdicts_note(check, result.verdict, result.message))
+            result.notes.extend(rules_notes(result.rules))
+        return result
 
     def run_benchmarks(self) -> None:
         """The benchmark stage (the solution, then the problem's Model eager as the torch baseline); with

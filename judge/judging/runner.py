@@ -114,6 +114,8 @@ class RunResult:
     environment: dict = field(default_factory=dict)
     phases_s: dict = field(default_factory=dict)
     sanitizer: list | None = None  # --sanitize: each tool's run (sanitize.SanitizerRun.as_dict)
+    kernelbench_check: dict | None = None  # a KernelBench problem: KernelBench's own verdict (kernelbench_verdict.py)
+    rules: list | None = None  # a KernelBench problem: the reward-hack rules that fired (judging/reward_hacks.py)
 
     @property
     def sealed(self) -> bool | None:
@@ -136,6 +138,8 @@ class RunResult:
         }
         if self.sanitizer is not None:
             out["sanitizer"] = list(self.sanitizer)
+        if self.kernelbench_check is not None:
+            out["kernelbench_check"], out["rules"] = dict(self.kernelbench_check), list(self.rules or [])
         return out
 
 

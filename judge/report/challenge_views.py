@@ -97,7 +97,8 @@ def _megabytes(nbytes: float) -> str:
 def render_kernelbench(console, spec) -> None:
     """``judge show`` of a KernelBench problem: its source (the problem is its code), forward's signature, the
     tensors at the file's sizes and at CPU mode's, KernelBench's tolerance, the trials and the benchmark."""
-    from judge.challenge.kernelbench import TRIALS, sized
+    from judge.challenge.kernelbench import OWN_TRIALS, TRIALS, sized
+    from judge.challenge.kernelbench_format import DISTRIBUTIONS
     from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 
     console.print(spec.statement, markup=False, highlight=False)
@@ -116,8 +117,9 @@ def render_kernelbench(console, spec) -> None:
         console.print("CPU mode halves: " + ", ".join(f"{n} {small.shrunk_from[n]} -> {v}"
                                                       for n, v in small.sizes_used.items()), markup=False)
     console.print(f"tolerance: {_tolerance_text(spec)}", markup=False)
-    console.print(f"tests: {TRIALS} trials, each on inputs get_inputs() draws from its own seed; the benchmark: "
-                  "one more draw for every timed call", markup=False)
+    console.print(f"tests: KernelBench's {TRIALS} trials, each on inputs get_inputs() draws from its own seed, then the "
+                  f"judge's own: {'; '.join(f'{name} ({DISTRIBUTIONS[name]})' for name in OWN_TRIALS)}; the "
+                  "benchmark: one more draw for every timed call", markup=False)
     console.print("a solution defines class ModelNew(nn.Module): ModelNew(*get_init_inputs()), built under the "
                   "run's seed as Model is (the same weights where it makes the same parameters in the same order), "
                   "returns forward's outputs as new tensors (docs/kernelbench.md)", markup=False, highlight=False)

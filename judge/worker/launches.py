@@ -69,9 +69,10 @@ def install(solution: str) -> bool:
 
 def _counted(run):
     def counted_run(self, *args, **kwargs):
-        if not kwargs.get("warmup", False):
+        result = run(self, *args, **kwargs)
+        if not kwargs.get("warmup", False):  # counted once it has launched: a launch that raised ran nothing
             LAUNCHES.launched(self)
-        return run(self, *args, **kwargs)
+        return result
 
     counted_run._judge_counts_launches = True
     counted_run.__wrapped__ = run
