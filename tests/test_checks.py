@@ -40,7 +40,23 @@ def test_wrong_answer_report_has_counts_errors_index_and_unwritten():
     assert result.first_bad_index == (1, 2) and result.expected == 6.0
     assert result.max_abs_err == pytest.approx(0.5)
     message = result.message()
-    assert "2 of 12 elements differ" in message and "1 still hold the poison value" in message and "[1, 2]" in message
+    assert "2 of 12 elements differ" in message and "1 of them never written" in message and "[1, 2]" in message
+    assert "got nan (never written)" in message and "max abs err 0.5, max rel err 0.0455 where written" in message
+
+
+def test_an_output_never_written_is_told_in_words_not_inf_and_nan():
+    """Issue 49 item 4: "1 still hold the poison value outputs start as (never written, or added to); max abs
+    err inf, max rel err inf; ... got nan" for an output no store reached."""
+    ref = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    message = compare_output("output", torch.full_like(ref, float("nan")), ref, EXACT, poison=float("nan")).message()
+    assert message.startswith("'output': 6 of 6 elements never written (they still hold NaN, the value every "
+                              "output starts as: no store reached them, or the kernel added to them"), message
+    assert "inf" not in message and "nan" not in message.lower().replace("they still hold nan", "")
+    assert message.endswith("first at [0, 0]: expected 0.0")
+    ints = torch.arange(4, dtype=torch.int32)
+    poison = torch.iinfo(torch.int32).min
+    assert "still hold -2147483648" in compare_output("n", torch.full_like(ints, poison), ints, EXACT,
+                                                      poison=poison).message()
 
 
 def test_a_mismatch_cause_leaves_out_the_numbers():
@@ -150,7 +166,21 @@ def test_unwritten_elements_at_the_end_point_at_the_grid():
     assert "every index 4 and above of dimension 1" in _unwritten(grid)
     scattered = torch.arange(10, dtype=torch.float32)
     scattered[[2, 9]] = float("nan")
-    assert "triton.cdiv" not in _unwritten(scattered) and "2 still hold the poison value" in _unwritten(scattered)
+    assert "triton.cdiv" not in _unwritten(scattered) and "2 of 10 elements never written" in _unwritten(scattered)
+
+
+def test_the_l_of_a_two_dimensional_grid_one_block_short_points_at_the_grid():
+    """Issue 49 item 2: ``grid = (rows // BLOCK, cols // BLOCK)`` on a 31 x 33 transpose leaves the last rows
+    and the last columns of the output unwritten (an L): it got "511 of 1023 ... never written" and no hint."""
+    got = torch.arange(33 * 31, dtype=torch.float32).reshape(33, 31)
+    got[32:, :] = float("nan")
+    got[:, 16:] = float("nan")
+    message = _unwritten(got)
+    assert "every index 32 and above of dimension 0 and every index 16 and above of dimension 1" in message
+    assert "triton.cdiv" in message
+    hole = torch.arange(20, dtype=torch.float32).reshape(4, 5)
+    hole[1:, 2:] = float("nan")  # not a leading block written: no grid claim
+    assert "triton.cdiv" not in _unwritten(hole)
 
 
 def test_a_matmul_on_tf32_rounded_inputs_is_told_from_other_errors():

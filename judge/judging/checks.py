@@ -45,19 +45,33 @@ class Mismatch:
     modified_input: bool = False
     notes: list = field(default_factory=list)
     positions: int = 0  # a checksum of the failed elements' flat indices (``same_failure``)
+    poison_text: str = "NaN"  # the value outputs start as, in words (message)
+    first_unwritten: bool = False  # the first failed element still holds the poison
 
     def message(self) -> str:
+        """One line: how many elements differ, how many of them were never written (said once, in words),
+        the error of those written, and the first failed element; no "inf"/"nan" for elements never written."""
         if self.ok:
             return ""
         if self.modified_input:
             return (f"input '{self.name}' was modified: {self.bad} of {self.total} elements changed, "
                     f"first at {_index(self.first_bad_index)} (was {self.expected!r}, now {self.got!r})")
+        if self.unwritten and self.unwritten == self.bad:
+            parts = [f"'{self.name}': {self.bad} of {self.total} elements never written ({self._unwritten_why()})",
+                     f"first at {_index(self.first_bad_index)}: expected {self.expected!r}"]
+            return "; ".join(parts + self.notes)
         parts = [f"'{self.name}': {self.bad} of {self.total} elements differ"]
         if self.unwritten:
-            parts.append(f"{self.unwritten} still hold the poison value outputs start as (never written, or added to)")
-        parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
-        parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {self.got!r}")
+            parts.append(f"{self.unwritten} of them never written ({self._unwritten_why()})")
+        where = " where written" if self.unwritten else ""
+        parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}{where}")
+        got = f"{self.got!r} (never written)" if self.first_unwritten else repr(self.got)
+        parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {got}")
         return "; ".join(parts + self.notes)
+
+    def _unwritten_why(self) -> str:
+        return (f"they still hold {self.poison_text}, the value every output starts as: no store reached them, "
+                "or the kernel added to them without zeroing first")
 
     def same_failure(self, other: "Mismatch") -> bool:
         """Whether ``other`` (the same output, from another call on the same inputs) failed in exactly the same
@@ -126,7 +140,18 @@ def _widen(t: torch.Tensor) -> torch.Tensor:
 
 
 def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None:
-    finite = torch.isfinite(err) & bad_mask
+    """Fill in the counts, the errors of the elements written (an element still holding the poison has no
+    error worth a number) and the first failed element."""
+    unwritten = None
+    if poison is not None:
+        is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
+        unwritten = is_poison & bad_mask
+        result.unwritten = int(unwritten.sum())
+        result.poison_text = "NaN" if isinstance(poison, float) else repr(poison)
+        if result.unwritten and not isinstance(poison, bool):  # True: a bool's poison and a legal value alike
+            result.notes += _tail_note(unwritten)
+    measured = bad_mask if unwritten is None else bad_mask & ~unwritten
+    finite = torch.isfinite(err) & measured
     if finite.any():
         errs = err[finite]
         result.max_abs_err = float(errs.max())
@@ -134,38 +159,46 @@ def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None
         result.max_rel_err = float(rel.max())
     else:
         result.max_abs_err = result.max_rel_err = float("inf")
-    if poison is not None:
-        is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
-        unwritten = is_poison & bad_mask
-        result.unwritten = int(unwritten.sum())
-        if result.unwritten and not isinstance(poison, bool):  # True: a bool's poison and a legal value alike
-            result.notes += _tail_note(unwritten)
     flat_bad = bad_mask.reshape(-1).nonzero().reshape(-1)
     result.positions = int((flat_bad * 2654435761 % 4294967291).sum())  # wraps alike in every call
     flat = int(flat_bad[0])
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
     result.first_bad_index = index
     result.expected, result.got = _scalar(ref[index]), _scalar(got[index])
+    result.first_unwritten = unwritten is not None and bool(unwritten[index])
 
 
 def _tail_note(unwritten: torch.Tensor) -> list[str]:
-    """Where the unwritten elements are exactly the last ones (in memory order, or the last rows or columns
-    of some dimension), the commonest cause: a grid one block short (N // BLOCK instead of cdiv)."""
+    """Where the unwritten elements are exactly the last ones in memory order, or all those outside a
+    leading block of every dimension (the last rows, the last columns, or both: the L of a 2-D grid),
+    the commonest cause: a grid one block short (N // BLOCK instead of cdiv)."""
     count, flat = int(unwritten.sum()), unwritten.reshape(-1)
-    where = None
     if count < flat.numel() and bool(flat[-count:].all()):
         where = f"the last {count} in memory order"
-    for dim in range(unwritten.dim() if where is None else 0):
-        along = unwritten.movedim(dim, 0).reshape(unwritten.shape[dim], -1)
-        rows = along.all(dim=1)
-        first = int(rows.long().argmax())
-        if 0 < first and bool(rows[first:].all()) and not bool(along[:first].any()):
-            where = f"every index {first} and above of dimension {dim}"
-            break
+    else:
+        where = _outside_leading_block(unwritten)
     if where is None:
         return []
     return [f"the unwritten elements are {where}: does the grid cover the last partial block "
             "(triton.cdiv(n, BLOCK) programs, each store masked)?"]
+
+
+def _outside_leading_block(unwritten: torch.Tensor) -> str | None:
+    """``every index 16 and above of dimension 1`` where the written elements are exactly a block
+    ``[0:e0, 0:e1, ...]`` smaller than the tensor (None otherwise, or when nothing was written)."""
+    written = ~unwritten
+    if not bool(written.any()) or bool(written.all()):
+        return None
+    extents = []
+    for dim in range(written.dim()):
+        along = written.movedim(dim, 0).reshape(written.shape[dim], -1).any(dim=1)
+        extents.append(int(along.nonzero().max()) + 1)
+    block = torch.zeros_like(written)
+    block[tuple(slice(0, e) for e in extents)] = True
+    if not torch.equal(block, written):
+        return None
+    cut = [f"every index {e} and above of dimension {d}" for d, e in enumerate(extents) if e < written.shape[d]]
+    return " and ".join(cut)
 
 
 def failed_alike(first: list[Mismatch], again: list[Mismatch]) -> bool:
