@@ -24,8 +24,8 @@ import torch
 
 from judge.challenge.spec import Tolerance
 
-__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "tf32_explains_all", "tf32_input", "to_tf32",
-           "errors_against", "failed_alike"]
+__all__ = ["Mismatch", "compare_output", "compare_input", "model_explains", "precision_explains", "cut_input", "to_tf32",
+           "rounded_to", "errors_against", "failed_alike"]
 
 
 @dataclass
@@ -225,13 +225,13 @@ def errors_against(got: torch.Tensor, truth: torch.Tensor, atol: float, rtol: fl
     return float(units.max()), float(err.max())
 
 
-def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) -> bool:
-    """Whether ``got`` is a TF32 matmul's answer: far closer (10x) to the reference run on inputs rounded to
-    TF32 than to the exact one, where rounding the inputs changes the answer at all.  TF32 rounding is
-    deterministic, so two TF32 results differ only by their fp32 summation order."""
+def model_explains(got: torch.Tensor, exact: torch.Tensor, model: torch.Tensor) -> bool:
+    """Whether ``got`` is ``model``'s answer (the reference at a narrower precision): far closer (10x) to it
+    than to the exact one, where the narrower precision changes the answer at all.  Rounding is deterministic,
+    so two answers of one precision differ only by their summation order."""
     if not (got.dtype.is_floating_point and exact.dtype.is_floating_point):
         return False  # a count or a flag that rounding flips is no matmul's precision
-    got64, exact64, tf64 = (t.to(torch.float64) for t in (got, exact, tf32))
+    got64, exact64, tf64 = (t.to(torch.float64) for t in (got, exact, model))
     if not (torch.isfinite(got64).all() and torch.isfinite(tf64).all()):
         return False
     off_exact, off_tf32 = float((got64 - exact64).abs().max()), float((got64 - tf64).abs().max())
@@ -239,24 +239,47 @@ def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) ->
     return changed > 0 and off_tf32 <= 0.1 * off_exact
 
 
-def tf32_explains_all(got: dict, exact: dict, names: list[str], on_tf32_inputs) -> bool:
-    """Whether every failed output in ``names`` is a TF32 matmul's (``tf32_explains``), for inputs cut to TF32
-    either way GPUs do it: rounded (Ampere's cvt.rna) or truncated (measured on an H200).
-    ``on_tf32_inputs(truncate)``: the reference's outputs by name on the cut inputs, or None if it failed."""
-    if not names:
-        return False
-    for truncate in (False, True):
-        tf32 = on_tf32_inputs(truncate)
-        if tf32 is not None and all(name in got and name in tf32 and tf32_explains(
-                got[name].to(exact[name].device), exact[name], tf32[name]) for name in names):
-            return True
-    return False
+def rounded_to(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``t`` rounded to ``dtype`` (to nearest, as a store's conversion does) and back to its own type."""
+    return t.to(dtype).to(t.dtype)
 
 
-def tf32_input(value, role: str, truncate: bool):
-    """A reference argument with TF32's precision: float32 inputs cut, everything else as it is."""
+# The narrower precisions an input may have been cut to, in the order they are tried; TF32 only where the
+# challenge has a matmul-like operation (hints.matmul_like), rounded (Ampere's cvt.rna) or truncated (an H200).
+INPUT_CUTS = {
+    "TF32": (lambda t: to_tf32(t, False), lambda t: to_tf32(t, True)),
+    "float16 inputs": (lambda t: rounded_to(t, torch.float16),),
+    "bfloat16 inputs": (lambda t: rounded_to(t, torch.bfloat16),),
+}
+OUTPUT_ROUNDINGS = (("float16 output", torch.float16), ("bfloat16 output", torch.bfloat16))
+
+
+def precision_explains(got: dict, exact: dict, names: list[str], on_cut_inputs, matmul_like: bool) -> str | None:
+    """The narrower precision that explains every failed output in ``names`` (``model_explains``), or None:
+    ``float16 output``/``bfloat16 output`` where the output is the right answer rounded so; ``TF32`` (only
+    where ``matmul_like``), ``float16 inputs``, ``bfloat16 inputs`` where the reference on inputs cut so is.
+    ``on_cut_inputs(cut)``: the reference's outputs by name on the inputs through ``cut``, or None if it failed."""
+    if not names or any(name not in got or name not in exact for name in names):
+        return None
+
+    def explained(model: dict | None) -> bool:
+        return model is not None and all(name in model and model_explains(
+            got[name].to(exact[name].device), exact[name], model[name]) for name in names)
+
+    for key, dtype in OUTPUT_ROUNDINGS:
+        if explained({name: rounded_to(exact[name], dtype) for name in names
+                      if exact[name].dtype.is_floating_point}):
+            return key
+    for key, cuts in INPUT_CUTS.items():
+        if (key != "TF32" or matmul_like) and any(explained(on_cut_inputs(cut)) for cut in cuts):
+            return key
+    return None
+
+
+def cut_input(value, role: str, cut):
+    """A reference argument at a narrower precision: float32 inputs through ``cut``, everything else as it is."""
     if isinstance(value, torch.Tensor) and value.dtype == torch.float32 and role != "out":
-        return to_tf32(value, truncate)
+        return cut(value)
     return value
 
 

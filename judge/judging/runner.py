@@ -27,6 +27,7 @@ from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, Refer
 from judge.challenge.spec import Spec
 from judge.judging.checks import failed_alike
 from judge.judging.failures import NONDETERMINISTIC, headline
+from judge.judging.hints import precision_hint
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.base.trace import mark
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -38,10 +39,6 @@ __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_d
 UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
                       "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
                       "as on LeetGPU, so zero it first inside solve() (output.zero_()) before adding to it")
-TF32_HINT = ("the result matches a matmul whose inputs were rounded to TF32 (10-bit mantissa): tl.dot's default "
-             "precision on NVIDIA GPUs since Ampere is TF32, about 1e-3 relative error. Use tl.dot(a, b, "
-             "input_precision=\"ieee\") for fp32 accuracy, or \"tf32x3\" for speed with fp32-level error "
-             "(solutions/matmul/tf32x3.py)")
 NO_KERNEL = ("solve() launched no Triton kernel of its own in this call (a @triton.jit function of the solution's "
              "files): the rule that the answer come from the solution's own kernel (--require-kernel, or the "
              "challenge's require_kernel: true) rejects an answer that torch computed alone")
@@ -545,25 +542,26 @@ class Runner:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if problems:
             message, cause = " | ".join(p.message() for p in problems), " | ".join(p.cause() for p in problems)
-            if self.looks_like_tf32(case, seed, problems):
-                message, cause = f"{TF32_HINT}\n{message}", f"{cause} (a TF32 matmul)"
+            precision = self.precision_hint(case, seed, problems)
+            if precision:
+                message, cause = f"{precision_hint(precision)}\n{message}", f"{cause} (matches {precision})"
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
                               header.get("time_ms"), cause=f"wrong_answer: {cause}")
         return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
 
-    def looks_like_tf32(self, case: Case, seed: int, problems: list) -> bool:
-        """A failed output that a matmul on TF32-rounded inputs explains (reference.tf32_explains)."""
+    def precision_hint(self, case: Case, seed: int, problems: list) -> str | None:
+        """The narrower precision the failed outputs match (reference.precision_of), or None."""
         outputs = [p.name for p in problems if not p.modified_input]
         if not outputs or self.last_got is None:
-            return False
+            return None
         try:
-            return self.tf32_explains(case, seed, outputs)
+            return self.precision_of(case, seed, outputs)
         except Exception:  # noqa: BLE001 - a hint must never cost the verdict
-            return False
+            return None
 
-    def tf32_explains(self, case: Case, seed: int, names: list[str]) -> bool:
+    def precision_of(self, case: Case, seed: int, names: list[str]) -> str | None:
         """The reference's answer (ShippedRunner asks its own, per shipped case)."""
-        return self.reference.tf32_explains(case.params, seed, self.last_got, names)
+        return self.reference.precision_of(case.params, seed, self.last_got, names)
 
     def call_worker(self, case: Case, seed: int) -> tuple[dict, list]:
         """One ``call`` request: the worker draws the inputs from ``seed``."""
@@ -600,7 +598,7 @@ class Runner:
     def check_reply(self, case: Case, seed: int, header: dict, blobs: list) -> list:
         """Every tensor of a call's reply against the judge's own values (raises BadReply)."""
         got = self.reference.decode(case.params, header, blobs, outputs_only=False)
-        self.last_got = got  # for a hint if the check fails (looks_like_tf32)
+        self.last_got = got  # for a hint if the check fails (precision_hint)
         return self.reference.check(case.params, seed, got)
 
     def stop_worker_for_memory(self) -> None:
