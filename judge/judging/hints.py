@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["PRECISION_HINTS", "matmul_like", "precision_hint"]
+__all__ = ["PRECISION_HINTS", "matmul_like", "precision_hint", "add_grid_hint", "grid_hint"]
 
 TF32_HINT = ("the result matches a matmul whose inputs were rounded to TF32 (10-bit mantissa): tl.dot's default "
              "precision on NVIDIA GPUs since Ampere is TF32, about 1e-3 relative error. Use tl.dot(a, b, "
@@ -59,3 +59,47 @@ def matmul_like(source: str) -> bool:
 def precision_hint(precision: str | None) -> str | None:
     """The hint for a precision ``checks.precision_explains`` found (None for none)."""
     return PRECISION_HINTS.get(precision) if precision else None
+
+
+def _never_written(cause: str) -> bool:
+    """A wrong answer none of whose outputs had an element written (checks.Mismatch.cause)."""
+    parts = cause.removeprefix("wrong_answer: ").split(" | ") if cause.startswith("wrong_answer: ") else []
+    return bool(parts) and all(part.endswith(": never written") for part in parts)
+
+
+def _written_there(case) -> bool:
+    """A case whose outputs were written, all (accepted) or in part (a wrong answer with some unwritten)."""
+    return case.verdict == "accepted" or (case.cause.startswith("wrong_answer: ") and "some elements never written"
+                                          in case.cause)
+
+
+def _larger(case, than) -> bool:
+    """Every size of ``case`` at least ``than``'s, and one larger (named sizes only)."""
+    sizes, other = than.params, case.params
+    if not sizes or sizes.keys() != other.keys():
+        return False
+    numbers = all(isinstance(v, int) and isinstance(other[k], int) for k, v in sizes.items())
+    return numbers and all(other[k] >= v for k, v in sizes.items()) and other != sizes
+
+
+def grid_hint(case, witness) -> str:
+    """The hint for ``case``, whose outputs were never written, while the larger ``witness`` was written."""
+    how = "passed" if witness.verdict == "accepted" else "was written in part"
+    sizes = ", ".join(f"{k}={v}" for k, v in witness.params.items())
+    n = next(iter(case.params))  # the challenge's own name of a size: N, rows
+    return (f"no element of the output was written at this size, while {witness.name} ({sizes}) {how}: a grid "
+            f"that rounds down ({n} // BLOCK programs) has no program below one block; launch triton.cdiv({n}, "
+            "BLOCK) programs and mask the last block's loads and stores")
+
+
+def add_grid_hint(tests: list) -> None:
+    """Every failed case none of whose outputs was written gets the grid hint first in its message, where a
+    larger case of the same run was written (passed, or written in part): the headline failure of a grid of
+    ``N // BLOCK`` programs is its smallest sizes, all unwritten, and it got no hint (issue 49 item 2).
+    An output never written at any size (the empty starter) gets none: nothing says the grid is why."""
+    for case in tests:
+        if not _never_written(case.cause or ""):
+            continue
+        witness = next((other for other in tests if _written_there(other) and _larger(other, case)), None)
+        if witness is not None:
+            case.message = f"{grid_hint(case, witness)}\n{case.message}"

@@ -27,7 +27,7 @@ from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, Refer
 from judge.challenge.spec import Spec
 from judge.judging.checks import failed_alike
 from judge.judging.failures import NONDETERMINISTIC, headline
-from judge.judging.hints import precision_hint
+from judge.judging.hints import add_grid_hint, precision_hint
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.base.trace import mark
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -262,6 +262,7 @@ class Runner:
         with self.gpu_turn():
             tests_started = time.perf_counter()
             self.run_tests(cases)
+            add_grid_hint(result.tests)  # a hint that needs every case's outcome (hints.py)
             result.phases_s["tests"] = time.perf_counter() - tests_started
             result.verdict = overall_verdict(result.tests)
             if result.verdict == Verdict.ACCEPTED:
