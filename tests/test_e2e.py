@@ -165,6 +165,7 @@ def test_invalid_submissions(name, words):
     assert result.verdict == Verdict.INVALID_SUBMISSION
     assert words in result.message
     assert result.tests == []
+    assert not any("CPU mode" in note for note in result.notes), result.notes  # the file never ran (issue 49)
 
 
 def test_kernel_that_cannot_compile_is_a_compile_error():

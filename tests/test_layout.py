@@ -246,7 +246,7 @@ def test_exit_statuses_come_from_one_enum():
 
 # Test files of pure logic: they must run where torch and triton are not installed at all.
 PURE_TESTS = ["test_cases.py", "test_expr.py", "test_history.py", "test_ranking.py", "test_run_changes.py",
-              "test_spec.py", "test_stats.py", "test_schedule.py"]
+              "test_spec.py", "test_stats.py", "test_schedule.py", "test_hints.py"]
 
 
 def test_pure_tests_need_no_torch(tmp_path):

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from judge.base.text import bounded, clean_text
-from judge.judging.failures import group_failures
+from judge.judging.failures import group_failures, headline
 from judge.judging.verdict import Verdict
 
 MARKS = {Verdict.ACCEPTED: ("✓", "green"), Verdict.SKIPPED: ("-", "dim")}
@@ -72,7 +72,7 @@ def render_tests(console: Console, result) -> None:
     for case in result.tests:
         mark, style = MARKS.get(case.verdict, FAIL_MARK)
         sizes = ", ".join(f"{k}={v}" for k, v in case.params.items())
-        detail = f"the same as {case_name}" if (case_name := same_as.get(id(case))) else _first_line(case.message)
+        detail = f"the same as {case_name}" if (case_name := same_as.get(id(case))) else _first_line(headline(case.message))
         table.add_row(f"[{style}]{mark}[/]", escape(case.name), sizes, f"[{style}]{case.verdict.value}[/]",
                       _fmt_ms(case.time_ms), escape(detail))
     console.print(table)
@@ -131,9 +131,29 @@ def render_run(console: Console, result, benchmarks_renderer=None, max_failures:
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     style = "green" if result.verdict == Verdict.ACCEPTED else "red"
-    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(_first_line(result.message, 200))}"
-                  + unsealed_mark(result))
-    if result.verdict not in (Verdict.ACCEPTED, Verdict.INVALID_SUBMISSION):
+    summary = verdict_summary(result.message)
+    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(summary)}" + unsealed_mark(result))
+    if result.verdict != Verdict.ACCEPTED and result.tests:
         console.print(f"[dim]reproduce with: --seed {result.seed}[/]")
-    if result.verdict == Verdict.INVALID_SUBMISSION and result.message:
-        console.print(bounded(clean_text(result.message)), markup=False, highlight=False)
+    if not result.tests:  # no failure above told the message in full (the file never ran): the rest of it
+        rest = message_rest(result.message, summary)
+        if rest:
+            console.print(rest, markup=False, highlight=False)
+
+
+def message_rest(message: str, summary: str) -> str:
+    """What ``message`` says beyond the verdict line's ``summary``: all of it but a first line the summary
+    already shows (an INVALID_SUBMISSION's one-line message was printed twice)."""
+    lines = bounded(clean_text(message or "")).strip().splitlines()
+    if lines and summary.startswith(lines[0].rstrip(":").rstrip()):
+        lines = lines[1:]
+    return "\n".join(lines).strip("\n")
+
+
+def verdict_summary(message: str) -> str:
+    """The verdict line's text: a message's headline (a traceback's last line), after its first line where
+    that only introduces the rest ("importing the solution failed:")."""
+    lines = [line for line in clean_text(message or "").strip().splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":") and not lines[0].startswith("Traceback"):
+        return _first_line(f"{lines[0]} {headline(chr(10).join(lines[1:]))}", 200)
+    return _first_line(headline("\n".join(lines)), 200)
