@@ -236,6 +236,8 @@ class Runner:
         self.reference: Reference | None = None
         self.first_call = True
         self.zero_outputs = False  # the next calls' outputs start at zero, not poison (diagnose_uninitialised)
+        self.rerun = False  # the next call repeats the failed one's inputs (diagnose_nondeterminism)
+        self.calls = 0  # solve() calls requested so far (call_what)
         self.last_got: dict | None = None  # the last reply's tensors (check_reply)
         self.last_problems: list = []  # the last checked call's failed outputs (diagnose_nondeterminism)
         self.shrunk = False
@@ -482,7 +484,11 @@ class Runner:
         first = self.last_problems
         if not first:  # not a failed check (a verdict the worker reported): nothing to compare with
             return
-        again = self.run_case(case)
+        self.rerun = True
+        try:
+            again = self.run_case(case)
+        finally:
+            self.rerun = False
         if again.verdict == Verdict.WRONG_ANSWER and failed_alike(first, self.last_problems):
             return
         if again.verdict in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):  # a crash or a time-out says nothing here
@@ -520,7 +526,7 @@ class Runner:
         except SubmissionInvalid as exc:
             return CaseResult(case.name, case.kind, case.params, Verdict(exc.verdict), str(exc))
         except WorkerTimeout as exc:
-            return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, str(exc))
+            return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, f"{exc} ({self.call_where(case)})")
         except WorkerCrashed as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if header.get("ok") and not _is_time(header.get("time_ms")):
@@ -571,10 +577,24 @@ class Runner:
         self.worker.expect_reply(self.reference.reply_sizes(case.params))
         return self.request_call({"op": "call", "params": case.params, "seed": seed}, f"solve() on {case.label()}")
 
+    def call_where(self, case: Case) -> str:
+        """Which call a time-out stopped: the case (or why a call beyond the case's own was made) and its number
+        in the run; a time-out said only the sizes (issue 49 item 5).  Only a time-out's message gets it: the
+        cause failures are grouped by, and the search for a smaller size compares, stays free of case names."""
+        name = "a smaller size the search for the smallest failing one tried" if case.kind == "shrink" else \
+            f"case {case.name}"
+        why = (", run again on the same inputs to tell a race from an error at this size" if self.rerun else
+               ", run with its outputs zeroed to tell an output never initialised" if self.zero_outputs else "")
+        before = self.calls - 1
+        ordinal = f"call {self.calls} of this run; the {before} before it finished" if before > 0 else \
+            "the run's first call"
+        return f"{name}{why}, {ordinal}"
+
     def request_call(self, header: dict, what: str, blobs=()) -> tuple[dict, list]:
         """A ``call`` with its deadline: the per-call timeout, moved by the compile time the
         worker reports, never past ``--compile-timeout`` (worker/deadline.py)."""
         self.first_call = False
+        self.calls += 1
         if self.zero_outputs:
             header = dict(header, outputs="zero")
         reply = self.worker.request(header, self.options.call_timeout(self.interpret), what,
