@@ -271,3 +271,19 @@ def test_require_kernel_is_a_flag_and_a_spec_field(cli, tmp_path, monkeypatch):
     spec.write_text((SPECS / "tiny_transpose.yaml").read_text() + "require_kernel: yes please\n")
     broken = cli("run", spec, torch_only)
     assert broken.exit_code == 2 and "require_kernel" in broken.output and "expected true or false" in broken.output
+
+
+@pytest.mark.slow
+def test_run_case_judges_one_case_alone_and_records_nothing(cli, tmp_path):
+    """Issue 49 item 6: `judge run --case NAME` re-judges exactly one case of the run (same seed, same values)."""
+    db = tmp_path / "history.db"
+    result = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_wrong_edge.py", "--seed", "5",
+                 "--case", "17x3", "--json", "--db", db)
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert [(t["name"], t["params"]) for t in data["tests"]] == [("17x3", {"rows": 17, "cols": 3})]
+    assert any("one case judged alone (17x3: rows=17, cols=3)" in n for n in data["notes"])
+    assert not any("CPU mode (Triton interpreter): sizes capped" in n for n in data["notes"])
+    assert not db.exists()  # one case's verdict is no result of the challenge's
+    typo = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_wrong_edge.py", "--case", "17x4")
+    assert typo.exit_code == 2 and "did you mean '17x3'?" in typo.output

@@ -38,3 +38,18 @@ def test_an_invalid_submission_says_its_message_once():
     text = _render(imported)
     assert "INVALID_SUBMISSION importing the solution failed: triton.runtime.errors.InterpreterError" in text
     assert text.count("importing the solution failed") == 1 and 'File "s.py", line 10' in text
+
+
+def test_the_reproduce_line_names_the_failing_case_and_its_smallest_size():
+    """Issue 49 item 6: the diagnosis's "reproduce" hint suggests judging exactly the failing case again."""
+    failed = CaseResult("edge-2", "edge", {"rows": 48, "cols": 1}, Verdict.RUNTIME_ERROR, "x",
+                        details={"smallest_failing": {"rows": 2, "cols": 1}})
+    result = RunResult("transpose", "s.py", "interpret", 7, "cpu", verdict=Verdict.RUNTIME_ERROR, message="m",
+                       tests=[CaseResult("edge-1", "edge", {"rows": 1, "cols": 1}, Verdict.ACCEPTED), failed])
+    assert "reproduce with: --seed 7; this case alone: --seed 7 --case edge-2; the smallest failing size alone: " \
+           "--seed 7 --sizes rows=2,cols=1" in _render(result)
+    alone = RunResult("transpose", "s.py", "interpret", 7, "cpu", verdict=Verdict.RUNTIME_ERROR, message="m",
+                      tests=[CaseResult("rows=2, cols=1", "sizes", {"rows": 2, "cols": 1}, Verdict.RUNTIME_ERROR, "x")])
+    text = _render(alone)
+    assert "this case alone: --seed 7 --sizes rows=2,cols=1" in text and "--case" not in text
+    assert "runtime_error on rows=2, cols=1:" in text  # named by its sizes, said once

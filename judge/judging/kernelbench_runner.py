@@ -257,6 +257,13 @@ class KernelBenchRunner(Runner):
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a problem's sizes are its file's constants."""
 
+    def sized_case(self, sizes: str) -> Case:
+        """None to make: a problem's sizes are its file's constants."""
+        from judge.challenge.cases import CaseSelectionError
+
+        raise CaseSelectionError(f"--sizes {sizes}: a KernelBench problem's sizes are its file's constants; "
+                                 "--case NAME judges one of its trials alone (the run lists their names)")
+
     def start_worker(self) -> bool:
         why = self.cannot_build()
         if why:

@@ -20,7 +20,7 @@ import torch
 
 from judge import __version__
 from judge.challenge.cases import Case, benchmark_cases, call_seed, case_elements, describe, generate_cases, \
-    limits_for, shrink, skipped_explicit
+    limits_for, parse_sizes, select_case, shrink, shrink_case, sized_case, skipped_explicit
 from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
@@ -79,6 +79,8 @@ class Options:
     require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
     torch_compile: bool = False  # a KernelBench problem: also time its Model under torch.compile (--torch-compile)
     sanitize: tuple = ()  # afterwards, the failing case under these compute-sanitizer tools (judging/sanitize.py)
+    only_case: str | None = None  # --case NAME: judge this case of the run alone
+    sizes: str | None = None  # --sizes rows=32,cols=1: judge these sizes alone (a YAML spec's; cases.parse_sizes)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -254,7 +256,7 @@ class Runner:
         mark("judging starts")
         result.environment = environment(self.device)
         result.device = result.environment.get("gpu", "cpu (Triton interpreter)")
-        cases = self.prepare()
+        cases = self.selected(self.prepare())
         size_notes = list(result.notes)  # CPU mode's caps, the rules: about calls that may never be made
         self.events.started(result, len(cases))
         self.spawn_baseline()
@@ -269,7 +271,7 @@ class Runner:
             add_grid_hint(result.tests)  # a hint that needs every case's outcome (hints.py)
             result.phases_s["tests"] = time.perf_counter() - tests_started
             result.verdict = overall_verdict(result.tests)
-            if result.verdict == Verdict.ACCEPTED:
+            if result.verdict == Verdict.ACCEPTED and not self.alone:
                 self.run_benchmarks()
                 result.verdict = overall_verdict(result.tests + self.benchmark_failures())
         result.message = self.summary_message()
@@ -308,6 +310,26 @@ class Runner:
         self.reference = Reference(self.spec, self.device)
         return cases
 
+    @property
+    def alone(self) -> bool:
+        """Whether one case is judged alone (--case, --sizes): no benchmarks, a verdict of that case only."""
+        return self.options.only_case is not None or self.options.sizes is not None
+
+    def selected(self, cases: list[Case]) -> list[Case]:
+        """The one case --case or --sizes asks for (CaseSelectionError if there is none), else ``cases``."""
+        if not self.alone:
+            return cases
+        case = self.sized_case(self.options.sizes) if self.options.sizes is not None else \
+            select_case(cases, self.options.only_case)
+        what = case.name if case.name == case.label() else f"{case.name}: {case.label() or 'its shipped inputs'}"
+        self.result.notes.append(f"one case judged alone ({what}): the verdict is this case's, not the challenge's; "
+                                 "no benchmarks")
+        return [case]
+
+    def sized_case(self, sizes: str) -> Case:
+        """--sizes: a case of those sizes, within the spec's ranges (ShippedRunner, KernelBenchRunner: none)."""
+        return sized_case(parse_sizes(sizes, self.spec))
+
     def note_rules(self) -> None:
         if self.require_kernel:
             self.result.notes.append(REQUIRE_KERNEL_NOTE)
@@ -315,7 +337,7 @@ class Runner:
     def note_caps(self) -> None:
         """CPU mode's notes: the caps (and the option that moves them), the explicit sizes they leave out
         and the exact option that runs them."""
-        if not self.interpret:
+        if not self.interpret or self.alone:  # one case alone: the caps chose no size of it
             return
         budget = self.options.cpu_elements
         self.result.notes.append(cpu_caps_note(self.spec, budget))
@@ -663,7 +685,7 @@ class Runner:
             once made every later call fail, and rows=1, cols=1 was named although it had passed)."""
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 return False  # each death costs a new worker: stop searching
-            probe = self.run_case(Case(f"shrink:{describe(params)}", "shrink", params))
+            probe = self.run_case(shrink_case(params))
             return probe.verdict == outcome.verdict and probe.cause == outcome.cause
 
         limits = limits_for(self.spec, self.interpret, self.options.cpu_elements)
@@ -727,7 +749,7 @@ class Runner:
                       if t.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED)), None)
         if first is None:
             return self.result.message
-        sizes = f" ({describe(first.params)})" if first.params else ""  # a LeetGPU test may have no scalars
+        sizes = f" ({describe(first.params)})" if first.params and first.name != describe(first.params) else ""  # none: no scalars (LeetGPU), or named by them (--sizes)
         return f"{first.verdict.value} on {first.name}{sizes}: {headline(first.message)}"
 
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import torch
 
-from judge.challenge.cases import Case
+from judge.challenge.cases import Case, CaseSelectionError
 from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs, \
     without_asserts
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
@@ -307,6 +307,11 @@ class ShippedRunner(Runner):
 
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a LeetGPU test's tensors come from its generator, not from sizes the judge can shrink."""
+
+    def sized_case(self, sizes: str) -> Case:
+        """None to make: a LeetGPU test's tensors come from its generator, not from sizes."""
+        raise CaseSelectionError(f"--sizes {sizes}: a LeetGPU challenge folder's tests come from its generators, "
+                                 "not from sizes; --case NAME judges one of them alone (the run lists their names)")
 
     def benchmark_cases(self) -> list[ShippedCase]:
         """The challenge's performance test, built now (only a GPU run with benchmarks needs it)."""
