@@ -68,6 +68,24 @@ def test_usage_errors_exit_2_with_one_clear_line(cli, args, words):
     assert "Traceback" not in result.output
 
 
+def test_a_name_or_path_that_is_not_there_gets_did_you_mean(cli, tmp_path):
+    """Issue 49 item 8: `transpos`, `.../easy/1_vectoradd` ("no such spec file" for a folder) and a wrong-case
+    `19_relu.py` were told only that they are not there."""
+    easy = tmp_path / "challenges" / "easy"
+    (easy / "1_vector_add").mkdir(parents=True)
+    (tmp_path / "19_ReLU.py").write_text("def solve(x, y, n): pass\n")
+    for args, words in [
+        (["run", "transpos", "x.py"], "unknown challenge 'transpos' (did you mean 'transpose'?)"),
+        (["run", easy / "1_vectoradd", "x.py"], f"no such challenge folder or spec file: {easy / '1_vectoradd'} "
+                                                 f"(did you mean {easy / '1_vector_add'}?)"),
+        (["run", tmp_path / "challenges" / "esy" / "1_vector_add", "x.py"],
+         f"(there is no folder {tmp_path / 'challenges' / 'esy'}; did you mean {easy}?)"),
+        (["run", "transpose", tmp_path / "19_relu.py"], f"(did you mean {tmp_path / '19_ReLU.py'}?)"),
+    ]:
+        result = cli(*args)
+        assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
+
+
 def test_binary_solution_is_refused(cli, tmp_path):
     binary = tmp_path / "sol.py"
     binary.write_bytes(b"\x7fELF\x00\x01")

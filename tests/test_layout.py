@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Modules of pure computation: tested directly, no I/O, no GPU, no processes.
 PURE = [
-    "judge.base.text", "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
+    "judge.base.text", "judge.base.suggest", "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
     "judge.challenge.conventions", "judge.challenge.c_signature",
     "judge.judging.verdict", "judge.judging.failures", "judge.judging.hints", "judge.judging.error_order", "judge.judging.sanitizer_report",

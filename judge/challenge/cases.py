@@ -8,13 +8,13 @@ drawn later (tensors.py) from ``call_seed``.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import math
 import random
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from judge.base.suggest import did_you_mean
 from judge.challenge.spec_model import Spec
 
 __all__ = ["Case", "generate_cases", "benchmark_cases", "edge_values", "call_seed",
@@ -297,7 +297,7 @@ def parse_sizes(text: str, spec: Spec) -> dict:
         name, sep, value = (x.strip() for x in part.partition("="))
         if not sep or name not in names or name in given:
             why = f"'{part}' is not NAME=VALUE" if not sep else f"'{name}' is named twice" if name in given else \
-                f"'{name}' is not a size of {spec.name}" + _did_you_mean(name, names)
+                f"'{name}' is not a size of {spec.name}" + did_you_mean(name, names)
             raise CaseSelectionError(f"--sizes {text}: {why}; its sizes are {ranges}")
         try:
             given[name] = int(value)
@@ -320,10 +320,5 @@ def select_case(cases: list, name: str):
         if case.name == name:
             return case
     names = [case.name for case in cases]
-    raise CaseSelectionError(f"--case {name}: this run has no such case{_did_you_mean(name, names)}; its cases "
+    raise CaseSelectionError(f"--case {name}: this run has no such case{did_you_mean(name, names)}; its cases "
                              f"are {', '.join(names)}")
-
-
-def _did_you_mean(name: str, names: list[str]) -> str:
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
