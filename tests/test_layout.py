@@ -26,7 +26,7 @@ PURE = [
     "judge.base.text", "judge.base.suggest", "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
     "judge.challenge.conventions", "judge.challenge.c_signature",
-    "judge.judging.verdict", "judge.judging.failures", "judge.judging.hints", "judge.judging.error_order", "judge.judging.sanitizer_report",
+    "judge.judging.verdict", "judge.judging.failures", "judge.judging.hints", "judge.judging.profile_needs", "judge.judging.error_order", "judge.judging.sanitizer_report",
     "judge.timing.stats", "judge.timing.audit", "judge.timing.kernel_profile", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
