@@ -345,6 +345,15 @@ def test_cli_list_of_a_folder_says_what_can_run_and_why_not(cli):
     assert "needs 2 GPUs" in result.output and "c_char_p" in result.output
 
 
+def test_cli_list_of_a_folder_fits_a_pipes_width(cli):
+    """Issue 49 item 9: LeetGPU's list was ~250 columns wide in a pipe (its signatures and sizes on one line)."""
+    from judge.report.console import LIST_WIDTH
+
+    for folder in (CHALLENGES, BROKEN):
+        table = cli("list", folder).output.splitlines()[:-1]  # the last line is the sentence after the table
+        assert max(len(line) for line in table) <= LIST_WIDTH, "\n".join(table)
+
+
 def test_cli_show_prints_statement_signature_tolerance_and_tests(cli):
     result = cli("show", CHALLENGES / "medium" / "3_half_scale")
     assert result.exit_code == 0

@@ -21,6 +21,7 @@ from judge.judging.verdict import Verdict
 MARKS = {Verdict.ACCEPTED: ("✓", "green"), Verdict.SKIPPED: ("-", "dim")}
 FAIL_MARK = ("✗", "red")
 PLAIN_WIDTH = 400
+LIST_WIDTH = 120  # a listing in a pipe: its long cells (signatures, sizes) wrap within this many columns
 MAX_FAILURES = 3  # distinct failures (failed cases grouped by cause) shown in full: judge run --max-failures
 NAMED_CASES = 8  # the other cases of a group, named by case and sizes
 
@@ -29,14 +30,15 @@ def plain_wanted(stream) -> bool:
     return bool(os.environ.get("NO_COLOR")) or not getattr(stream, "isatty", lambda: False)()
 
 
-def make_console(stream=None, plain: bool | None = None) -> Console:
-    """A console on ``stream`` (stdout by default): rich on a terminal, plain otherwise."""
+def make_console(stream=None, plain: bool | None = None, plain_width: int = PLAIN_WIDTH) -> Console:
+    """A console on ``stream`` (stdout by default): rich on a terminal, plain otherwise, ``plain_width`` wide
+    (a listing that wraps its cells asks for LIST_WIDTH)."""
     stream = stream or sys.stdout
     plain = plain_wanted(stream) if plain is None else plain
     if plain:
-        # Logs and pipes have no width: never cut a table to $COLUMNS there.
+        # Logs and pipes have no width: never cut a run's table to $COLUMNS there.
         return Console(file=stream, no_color=True, highlight=False, emoji=False, soft_wrap=False,
-                       force_terminal=False, width=PLAIN_WIDTH)
+                       force_terminal=False, width=plain_width)
     return Console(file=stream, highlight=False)
 
 
