@@ -207,7 +207,8 @@ def test_failures_that_share_their_cause_are_told_once(cli, monkeypatch):
     assert result.exit_code == 1
     failed = result.output.count(" ✗ |")
     assert failed > 5
-    assert result.output.count("never written") == 2, result.output  # the full message, the verdict line
+    # the first row's detail, the full message, the verdict line (the detail said "differ; 1 still hold the poison…")
+    assert result.output.count("never written") == 3, result.output
     assert f"the same in {failed - 1} more cases: edge-2 (" in result.output and "and " in result.output
     assert result.output.count("the same as edge-1") == failed - 1  # the table's detail column
     tests = json.loads(cli(*args, "--json").stdout)["tests"]
