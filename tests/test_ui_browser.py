@@ -734,3 +734,29 @@ def test_what_a_leetgpu_user_expects(server, browser):
     browser.find_element(By.ID, "theme").click()
     refused = [e["message"] for e in browser.get_log("browser") if "403" in e["message"] or "favicon" in e["message"]]
     assert not refused, refused
+
+
+def test_a_leetgpu_link_by_name_a_search_with_no_match_and_a_language_kept_on_reload(server, browser):
+    """Issue 49 items 11 and 13: #/c/<a LeetGPU folder's name> said "no challenge"; a search with no match showed
+    only the header; looking at the CUDA starter and going back to Triton, a reload opened CUDA; a model
+    challenge's failure said "first failing case: example ()"."""
+    _log_in(server, browser)
+    link = browser.find_element(By.XPATH, "//table[@id='catalogue']//a[text()='1_vec_add']")
+    assert link.get_attribute("href").endswith("#/c/1_vec_add")
+    browser.find_element(By.ID, "search").send_keys("no such thing")
+    _wait(browser, 10, lambda d: "no challenge matches “no such thing”" in d.find_element(By.ID, "no-match").text)
+    _open_transpose(server, browser, "1_vec_add")
+    for language in ("cuda", "triton"):
+        browser.find_element(By.ID, f"lang-{language}").click()
+        _wait(browser, 10, lambda d: d.find_element(By.ID, f"lang-{language}").get_attribute("aria-pressed") == "true")
+    _wait(browser, 10, lambda d: (server.workspace.root / "1_vec_add" / "solution.cu").is_file())
+    browser.refresh()
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and _editor_text(d))
+    assert browser.find_element(By.ID, "lang-triton").get_attribute("aria-pressed") == "true"
+    model = next(c.ref for c in server.catalogue.items() if c.name == "9_simple_inference")
+    _open_transpose(server, browser, model)  # its PyTorch starter writes nothing: a wrong answer on "example"
+    browser.find_element(By.ID, "run").click()
+    _wait(browser, JUDGING_S, _finished)
+    failure = browser.find_element(By.ID, "failure").text
+    assert failure.startswith("first failing case: example: wrong_answer"), failure
+

@@ -98,8 +98,16 @@ def _api_routes(app: Flask, settings: Settings) -> None:
         items = settings.catalogue.items()
         with _history(settings) as conn:
             best = best_results(conn, sorted({i.name for i in items}))
-        return jsonify({"challenges": [{**asdict(i), "best": best.get(i.name)} for i in items],
+        catalogue = settings.catalogue
+        return jsonify({"challenges": [{**asdict(i), "best": best.get(i.name),
+                                        "link": i.name if catalogue.resolve(i.name) == i.ref else i.ref} for i in items],
                         "workspace": str(settings.workspace.root), "mode": _mode(settings)})
+
+    @app.get("/api/catalogue-progress")
+    def catalogue_progress():
+        """How far the listing of a LeetGPU folder has come (while /api/challenges lists it): the page's
+        "loading the challenges…" says it."""
+        return jsonify(settings.catalogue.progress)
 
     @app.get("/api/status")
     def status():
@@ -113,7 +121,8 @@ def _api_routes(app: Flask, settings: Settings) -> None:
     def challenge():
         spec = _spec_or_404(settings, request.args.get("ref", ""))
         drafts = settings.workspace.files(spec.name)
-        return jsonify({**challenge_page(spec), "ref": request.args["ref"], "drafts": drafts,
+        return jsonify({**challenge_page(spec), "ref": request.args["ref"],
+                        "listed_as": settings.catalogue.resolve(request.args["ref"]), "drafts": drafts,
                         "language": _first_language(settings, spec, drafts)})
 
 

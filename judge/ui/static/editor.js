@@ -52,6 +52,7 @@ async function openLanguage(lang) {
   const draft = await api(`/api/draft?${q({ref: state.ref, file: entry.file})}`);
   if (state !== page) return;
   Object.assign(state, {lang, file: entry.file, mtime: draft.mtime_ns, dirty: false});
+  localStorage.setItem(`judge-ui-language:${state.info.name}`, lang);  // a reload opens it again (showChallenge)
   for (const button of document.querySelectorAll(".langs button")) {
     button.setAttribute("aria-pressed", String(button.id === `lang-${lang}`));
   }

@@ -198,7 +198,9 @@ function showResult({result, history_warning}, how = {}) {
       result.mode, result.device, `seed ${result.seed}`, how.server ? "through the judge server" : null].filter(Boolean).join(" · "))];
   if (failed) {
     const smallest = failed.smallest_failing ? `\nsmallest failing size: ${sizes(failed.smallest_failing)}` : "";
-    parts.push(el("div", {id: "failure"}, `first failing case: ${failed.name} (${sizes(failed.params)}): ${failed.verdict}${smallest}\n${failed.message}`));
+    // a LeetGPU model challenge's test has no sizes: "example ()" said nothing
+    const label = sizes(failed.params) ? `${failed.name} (${sizes(failed.params)})` : failed.name;
+    parts.push(el("div", {id: "failure"}, `first failing case: ${label}: ${failed.verdict}${smallest}\n${failed.message}`));
   } else if (result.verdict !== "accepted") {
     parts.push(el("div", {id: "failure"}, result.message));
   }
