@@ -760,3 +760,24 @@ def test_a_leetgpu_link_by_name_a_search_with_no_match_and_a_language_kept_on_re
     failure = browser.find_element(By.ID, "failure").text
     assert failure.startswith("first failing case: example: wrong_answer"), failure
 
+
+def test_the_editor_keeps_the_indent_on_shift_enter_guesses_it_again_after_a_paste_and_closes_brackets(server, browser):
+    """Issue 49 item 12: Shift+Enter lost the indent; a pasted file's two-space indent kept the unit of four (Tab
+    made 2 spaces 6); no bracket closed as it opened."""
+    from selenium.webdriver.common.keys import Keys
+
+    _open_transpose(server, browser)  # the starter: four spaces
+    browser.execute_script("const cm = document.querySelector('.CodeMirror').CodeMirror;"
+                           "cm.setValue('def solve(x):\\n    y = 1\\n'); cm.focus(); cm.setCursor({line: 1, ch: 9});")
+    _chord(browser, [Keys.SHIFT], Keys.ENTER)
+    _press(browser, "z = f(")
+    _wait(browser, 5, lambda d: _editor_text(d) == "def solve(x):\n    y = 1\n    z = f()\n")
+    _press(browser, "a[0", "]", ")")  # each closer typed over its twin
+    _wait(browser, 5, lambda d: _editor_text(d) == "def solve(x):\n    y = 1\n    z = f(a[0])\n")
+    _press(browser, "(", Keys.BACKSPACE)  # an empty pair goes whole
+    _wait(browser, 5, lambda d: _editor_text(d) == "def solve(x):\n    y = 1\n    z = f(a[0])\n")
+    two = "def solve(input, output, rows, cols):\n  if rows:\n    pass\n"
+    browser.execute_script("const cm = document.querySelector('.CodeMirror').CodeMirror; cm.execCommand('selectAll');"
+                           "cm.replaceSelection(arguments[0], null, 'paste'); cm.setCursor({line: 2, ch: 0});", two)
+    _press(browser, Keys.TAB)
+    _wait(browser, 5, lambda d: _editor_text(d) == two.replace("    pass", "      pass"))  # one unit: two spaces
