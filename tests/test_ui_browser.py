@@ -759,6 +759,9 @@ def test_a_leetgpu_link_by_name_a_search_with_no_match_and_a_language_kept_on_re
     _wait(browser, JUDGING_S, _finished)
     failure = browser.find_element(By.ID, "failure").text
     assert failure.startswith("first failing case: example: wrong_answer"), failure
+    _open_transpose(server, browser, model)  # opened again: its last verdict, not the placeholder
+    _wait(browser, 20, lambda d: d.find_elements(By.ID, "last-verdict"))
+    assert browser.find_element(By.ID, "last-verdict").text.startswith("last Run: WRONG_ANSWER")
 
 
 def test_the_editor_keeps_the_indent_on_shift_enter_guesses_it_again_after_a_paste_and_closes_brackets(server, browser):
@@ -781,3 +784,50 @@ def test_the_editor_keeps_the_indent_on_shift_enter_guesses_it_again_after_a_pas
                            "cm.replaceSelection(arguments[0], null, 'paste'); cm.setCursor({line: 2, ch: 0});", two)
     _press(browser, Keys.TAB)
     _wait(browser, 5, lambda d: _editor_text(d) == two.replace("    pass", "      pass"))  # one unit: two spaces
+
+
+def test_at_800_by_600_the_catalogue_fits_and_the_editor_starts_on_the_first_screen(server, browser):
+    """Issue 49 item 13: at 800 x 600 the catalogue scrolled sideways (999 px in 785) and the editor started below
+    the first screen."""
+    long = server.catalogue.search.user_dirs[0] / "long_signature.yaml"  # as LeetGPU's have: many long names
+    names = [f"{w}_matrix_of_queries_keys_and_values" for w in ("first", "second", "third", "fourth")]
+    spec = (ROOT / "tests" / "specs" / "tiny_transpose.yaml").read_text()
+    for old, new in (("name: tiny_transpose", "name: multi_head_self_attention_with_a_long_name"),
+                     ("{name: input,", f"{{name: {names[0]},"), ("input.T", f"{names[0]}.T"),
+                     ("def reference(input,", f"def reference({names[0]},")):
+        spec = spec.replace(old, new)
+    long.write_text(spec)
+    browser.set_window_size(800, 600)
+    try:
+        _log_in(server, browser)
+        inner = browser.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert inner[0] <= inner[1], inner
+        _open_transpose(server, browser)
+        top = browser.execute_script("return document.querySelector('.CodeMirror').getBoundingClientRect().top")
+        assert top < browser.execute_script("return window.innerHeight") - 100, top  # some lines of it in view
+    finally:
+        long.unlink()
+        browser.set_window_size(1400, 1000)
+
+
+def test_the_history_charts_dates_never_overlap(server, browser):
+    """Issue 49 item 13: ten attempts in two minutes wrote their dates over each other."""
+    from judge.history.store import connect, record_result
+
+    path = str(server.workspace.root / "copy" / "solution.py")
+    conn = connect(server.db_path)
+    try:
+        for passed in range(10):
+            record_result(conn, {"verdict": "wrong_answer", "challenge": "copy", "solution": path, "mode": "interpret",
+                                 "seed": 1, "device": "cpu", "message": "", "benchmarks": [], "environment": {},
+                                 "tests": [{"verdict": "accepted"}] * passed + [{"verdict": "wrong_answer"}]},
+                          "run", kind="run", source=f"# {passed}\n")
+    finally:
+        conn.close()
+    _open_transpose(server, browser, "copy")
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-chart text.date"))
+    boxes = browser.execute_script("return [...document.querySelectorAll('#history-chart text.date')].map((t) => {"
+                                   "const b = t.getBBox(); return [b.x, b.x + b.width, t.textContent]; })")
+    spans = sorted(boxes)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
+    assert len({text for _, _, text in boxes}) == len(boxes), boxes  # no date said twice

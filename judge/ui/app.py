@@ -349,6 +349,6 @@ def _history(settings: Settings):
 
 
 def _run_row(run: dict) -> dict:
-    keep = ("id", "created_at", "command", "kind", "solution_path", "solution_hash", "verdict", "mode", "device",
-            "tests_passed", "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
+    keep = ("id", "created_at", "command", "kind", "solution_path", "solution_hash", "verdict", "message", "mode",
+            "device", "tests_passed", "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
     return {k: run.get(k) for k in keep}
