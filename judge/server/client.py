@@ -125,8 +125,11 @@ def starting_pid(path) -> int | None:
     try:
         pid = int(starting_path(path).read_text().strip() or 0)
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-    except (OSError, ValueError):
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, ValueError, IndexError):
         return None
+    if not any(cmdline):  # its exec has not set its arguments up yet (just after Popen returned), or a zombie
+        return pid if state != "Z" else None
     if "judge.daemon.daemon" not in cmdline or str(path) not in cmdline:
         return None  # gone, and its pid another process's now
     return pid
