@@ -429,7 +429,8 @@ def test_a_server_is_started_where_its_socket_path_is_too_long(tmp_path, monkeyp
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / ("c" * 100)))
     spawned = []
-    monkeypatch.setattr(real, "Popen", lambda argv, **kw: spawned.append((argv, kw)))
+    monkeypatch.setattr(real, "Popen", lambda argv, **kw: spawned.append((argv, kw)) or
+                        type("Started", (), {"pid": os.getpid()})())  # its pid is noted beside the socket
     assert compat.socket_path().parent.name == f"judge-{os.getuid()}"
     assert autostart._start() is True
     (argv, kw), = spawned
