@@ -270,6 +270,16 @@ def test_a_run_streams_its_cases_then_the_result_and_records_it(ui):
     assert [r["verdict"] for r in history["runs"]] == ["wrong_answer"] and len(history["versions"]) == 1
     best = {c["name"]: c["best"] for c in client.get("/api/challenges", base_url=BASE).get_json()["challenges"]}
     assert best["transpose"]["last_verdict"] == "wrong_answer"
+    # Issue 49 item 6: the failed case again, alone (judge run --case NAME --seed SEED): the same sizes, not recorded
+    again = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"}, json={
+        "ref": "transpose", "file": "solution.py", "case": failed["name"], "seed": result["seed"]})
+    alone = _stream(client, again.get_json()["id"])[-1][1]["result"]
+    assert [(t["name"], t["params"], t["verdict"]) for t in alone["tests"]] == \
+        [(failed["name"], failed["params"], "wrong_answer")]
+    assert len(client.get("/api/history?ref=transpose", base_url=BASE).get_json()["runs"]) == 1
+    for bad in ({"case": failed["name"]}, {"case": 3, "seed": 1}, {"case": "x", "seed": -1}):
+        assert client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                           json={"ref": "transpose", "file": "solution.py", **bad}).status_code == 400
 
 
 @needs_ui

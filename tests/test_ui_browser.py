@@ -190,6 +190,15 @@ def test_a_wrong_solution_shows_its_first_failing_case(server, browser):
     versions = browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")
     assert versions and "wrong_answer" in versions[0].text
     _shot(browser, "challenge-wrong")
+    # Issue 49 item 6: the failing case again, alone, with its sizes and values (judge run --case NAME --seed SEED)
+    name = failure.split(":", 2)[1].split("(")[0].strip()
+    before = versions[0].text
+    browser.find_element(By.ID, "case-again").click()
+    _wait(browser, JUDGING_S, lambda d: _finished(d) and len(d.find_elements(By.CSS_SELECTOR, "#cases tbody tr")) == 1)
+    assert browser.find_element(By.CSS_SELECTOR, "#cases tbody tr td:nth-child(2)").text == name
+    assert "one case judged alone" in browser.find_element(By.CSS_SELECTOR, ".notes").text
+    time.sleep(1)  # the history is drawn again after a verdict: still the same rows
+    assert browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")[0].text == before  # not recorded
 
 
 def test_an_edit_made_on_disk_reaches_the_editor(server, browser):
