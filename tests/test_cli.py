@@ -68,6 +68,24 @@ def test_usage_errors_exit_2_with_one_clear_line(cli, args, words):
     assert "Traceback" not in result.output
 
 
+def test_a_name_or_path_that_is_not_there_gets_did_you_mean(cli, tmp_path):
+    """Issue 49 item 8: `transpos`, `.../easy/1_vectoradd` ("no such spec file" for a folder) and a wrong-case
+    `19_relu.py` were told only that they are not there."""
+    easy = tmp_path / "challenges" / "easy"
+    (easy / "1_vector_add").mkdir(parents=True)
+    (tmp_path / "19_ReLU.py").write_text("def solve(x, y, n): pass\n")
+    for args, words in [
+        (["run", "transpos", "x.py"], "unknown challenge 'transpos' (did you mean 'transpose'?)"),
+        (["run", easy / "1_vectoradd", "x.py"], f"no such challenge folder or spec file: {easy / '1_vectoradd'} "
+                                                 f"(did you mean {easy / '1_vector_add'}?)"),
+        (["run", tmp_path / "challenges" / "esy" / "1_vector_add", "x.py"],
+         f"(there is no folder {tmp_path / 'challenges' / 'esy'}; did you mean {easy}?)"),
+        (["run", "transpose", tmp_path / "19_relu.py"], f"(did you mean {tmp_path / '19_ReLU.py'}?)"),
+    ]:
+        result = cli(*args)
+        assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
+
+
 def test_binary_solution_is_refused(cli, tmp_path):
     binary = tmp_path / "sol.py"
     binary.write_bytes(b"\x7fELF\x00\x01")
@@ -189,7 +207,8 @@ def test_failures_that_share_their_cause_are_told_once(cli, monkeypatch):
     assert result.exit_code == 1
     failed = result.output.count(" ✗ |")
     assert failed > 5
-    assert result.output.count("never written") == 2, result.output  # the full message, the verdict line
+    # the first row's detail, the full message, the verdict line (the detail said "differ; 1 still hold the poison…")
+    assert result.output.count("never written") == 3, result.output
     assert f"the same in {failed - 1} more cases: edge-2 (" in result.output and "and " in result.output
     assert result.output.count("the same as edge-1") == failed - 1  # the table's detail column
     tests = json.loads(cli(*args, "--json").stdout)["tests"]
@@ -271,3 +290,19 @@ def test_require_kernel_is_a_flag_and_a_spec_field(cli, tmp_path, monkeypatch):
     spec.write_text((SPECS / "tiny_transpose.yaml").read_text() + "require_kernel: yes please\n")
     broken = cli("run", spec, torch_only)
     assert broken.exit_code == 2 and "require_kernel" in broken.output and "expected true or false" in broken.output
+
+
+@pytest.mark.slow
+def test_run_case_judges_one_case_alone_and_records_nothing(cli, tmp_path):
+    """Issue 49 item 6: `judge run --case NAME` re-judges exactly one case of the run (same seed, same values)."""
+    db = tmp_path / "history.db"
+    result = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_wrong_edge.py", "--seed", "5",
+                 "--case", "17x3", "--json", "--db", db)
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert [(t["name"], t["params"]) for t in data["tests"]] == [("17x3", {"rows": 17, "cols": 3})]
+    assert any("one case judged alone (17x3: rows=17, cols=3)" in n for n in data["notes"])
+    assert not any("CPU mode (Triton interpreter): sizes capped" in n for n in data["notes"])
+    assert not db.exists()  # one case's verdict is no result of the challenge's
+    typo = cli("run", SPECS / "tiny_transpose.yaml", SOLUTIONS / "transpose_wrong_edge.py", "--case", "17x4")
+    assert typo.exit_code == 2 and "did you mean '17x3'?" in typo.output

@@ -65,13 +65,14 @@ class _FakeWorker:
     alive = True
 
     def __init__(self):
-        self.asked = []
+        self.asked, self.what = [], []
 
     def place(self, parameters, call, zoned=True):
         return {}
 
     def request(self, header, timeout, what, cap=None):
         self.asked.append((timeout, cap))
+        self.what.append(what)
         raise WorkerTimeout("stopped")
 
     def output_tail(self):
@@ -88,6 +89,26 @@ def test_every_call_gets_the_per_call_timeout_of_the_detected_mode_and_the_compi
     assert runner.worker.asked == [(60.0, 180.0)] * 2  # 30 s was the GPU's default, used without --interpret
 
 
+def test_a_time_out_names_the_case_and_which_call_it_was(monkeypatch):
+    """Issue 49 item 5: a hang said only "solve() on rows=13, cols=17 did not finish"; which case, and which
+    call of the run (the case's own, or a call the diagnosis made), is what a learner asks next."""
+    monkeypatch.setattr("judge.judging.runner.torch.cuda.is_available", lambda: False)
+    runner = Runner(TINY, str(SOLUTIONS / "transpose_ok.py"), Options(seed=1), Events())
+    runner.reference, runner.worker = Reference(TINY, "cpu"), _FakeWorker()
+    messages = [runner.run_case(Case("edge-6", "edge", {"rows": 13, "cols": 17})).message]
+    runner.zero_outputs = True
+    messages.append(runner.run_case(Case("edge-6", "edge", {"rows": 13, "cols": 17})).message)
+    runner.zero_outputs = False
+    messages.append(runner.run_case(Case("shrink:rows=2, cols=1", "shrink", {"rows": 2, "cols": 1})).message)
+    assert messages == [
+        "stopped (case edge-6, the run's first call)",
+        "stopped (case edge-6, run with its outputs zeroed to tell an output never initialised, "
+        "call 2 of this run; the 1 before it finished)",
+        "stopped (a smaller size the search for the smallest failing one tried, call 3 of this run; "
+        "the 2 before it finished)"]
+    assert runner.worker.what == ["solve() on rows=13, cols=17"] * 2 + ["solve() on rows=2, cols=1"]  # causes alike
+
+
 @pytest.mark.slow
 def test_a_hang_in_the_first_call_is_stopped_at_the_per_call_timeout():
     started = time.monotonic()
@@ -96,6 +117,7 @@ def test_a_hang_in_the_first_call_is_stopped_at_the_per_call_timeout():
     elapsed = time.monotonic() - started
     assert result.verdict == Verdict.TIME_LIMIT_EXCEEDED
     assert "did not finish within 2 s; the worker was killed" in result.tests[0].message
+    assert f"(case {result.tests[0].name}, the run's first call)" in result.tests[0].message
     assert elapsed < 40  # start-up (a few seconds on a busy machine) and 2 s, far from the 180 s compile timeout
     # where it hung: the worker's stacks, asked for before it was killed (issue 49)
     assert 'transpose_hang.py", line' in result.tests[0].message and " in solve" in result.tests[0].message

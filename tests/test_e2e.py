@@ -165,6 +165,7 @@ def test_invalid_submissions(name, words):
     assert result.verdict == Verdict.INVALID_SUBMISSION
     assert words in result.message
     assert result.tests == []
+    assert not any("CPU mode" in note for note in result.notes), result.notes  # the file never ran (issue 49)
 
 
 def test_kernel_that_cannot_compile_is_a_compile_error():
@@ -294,3 +295,15 @@ def test_a_failure_that_the_same_inputs_do_not_repeat_is_named_a_race():
     assert "__syncthreads" in failed.message and failed.details["nondeterministic"] is True
     plain = next(t for t in judge("transpose_wrong_value.py").tests if t.verdict == Verdict.WRONG_ANSWER)
     assert "same inputs gave different results" not in plain.message and "nondeterministic" not in plain.details
+
+
+def test_a_grid_that_rounds_down_gets_the_cdiv_hint_on_its_headline_failure():
+    """Issue 49 items 2 and 4: the headline failure (1 x 1, never written) had no triton.cdiv hint, and said
+    "max abs err inf ... got nan" of elements no store reached; the L left by a 2-D grid got no hint at all."""
+    result = judge("transpose_floor_grid.py")
+    assert result.verdict == Verdict.WRONG_ANSWER
+    assert "triton.cdiv(rows, BLOCK)" in result.message, result.message  # the summary line: the headline's hint
+    headline = next(t for t in result.tests if t.verdict == Verdict.WRONG_ANSWER)
+    assert "elements never written (they still hold NaN" in headline.message and "inf" not in headline.message
+    partly = next(t for t in result.tests if "every index 16 and above of dimension" in t.message)
+    assert "triton.cdiv" in partly.message

@@ -23,10 +23,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Modules of pure computation: tested directly, no I/O, no GPU, no processes.
 PURE = [
-    "judge.base.text", "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
+    "judge.base.text", "judge.base.suggest", "judge.challenge.expr", "judge.challenge.cases", "judge.challenge.spec_model",
     "judge.challenge.spec_signature", "judge.challenge.spec_parser", "judge.authoring.starter",
     "judge.challenge.conventions", "judge.challenge.c_signature",
-    "judge.judging.verdict", "judge.judging.failures", "judge.judging.error_order", "judge.judging.sanitizer_report",
+    "judge.judging.verdict", "judge.judging.failures", "judge.judging.hints", "judge.judging.profile_needs", "judge.judging.error_order", "judge.judging.sanitizer_report",
     "judge.timing.stats", "judge.timing.audit", "judge.timing.kernel_profile", "judge.timer.fills", "judge.timer.guard", "judge.challenge.seeds", "judge.timing.speed",
     "judge.ranking.ranking_math", "judge.history.leaderboard", "judge.watch.run_changes",
     "judge.worker.deadline", "judge.worker.nvcc",
@@ -248,7 +248,7 @@ def test_exit_statuses_come_from_one_enum():
 # Test files of pure logic: they must run where torch and triton are not installed at all.
 PURE_TESTS = ["test_cases.py", "test_expr.py", "test_history.py", "test_ranking.py", "test_run_changes.py",
               "test_spec.py", "test_stats.py", "test_schedule.py", "test_reward_hacks.py",
-              "test_kernelbench_runs.py"]
+              "test_kernelbench_runs.py", "test_hints.py"]
 
 
 def test_pure_tests_need_no_torch(tmp_path):

@@ -216,7 +216,7 @@ def test_the_reference_checks_outputs_inputs_and_unwritten_elements():
     half = a + b
     half[3:] = math.nan
     problems = [m for m in reference.check_case(case, {"A": a.clone(), "B": b.clone(), "C": half}) if not m.ok]
-    assert len(problems) == 1 and "4 still hold the poison value" in problems[0].message()
+    assert len(problems) == 1 and "4 of 7 elements never written" in problems[0].message()
     changed = a.clone()
     changed[0] += 1
     problems = [m for m in reference.check_case(case, {"A": changed, "B": b.clone(), "C": a + b}) if not m.ok]
@@ -337,6 +337,15 @@ def test_cli_list_of_a_folder_says_what_can_run_and_why_not(cli):
     result = cli("list", BROKEN)
     assert result.exit_code == 0 and "0 of 4 challenges can run" in result.output
     assert "needs 2 GPUs" in result.output and "c_char_p" in result.output
+
+
+def test_cli_list_of_a_folder_fits_a_pipes_width(cli):
+    """Issue 49 item 9: LeetGPU's list was ~250 columns wide in a pipe (its signatures and sizes on one line)."""
+    from judge.report.console import LIST_WIDTH
+
+    for folder in (CHALLENGES, BROKEN):
+        table = cli("list", folder).output.splitlines()[:-1]  # the last line is the sentence after the table
+        assert max(len(line) for line in table) <= LIST_WIDTH, "\n".join(table)
 
 
 def test_cli_show_prints_statement_signature_tolerance_and_tests(cli):

@@ -318,3 +318,26 @@ def test_profile_names_the_cases_when_the_one_asked_for_does_not_exist():
     assert choose_case(spec, None).name == "square-8192"  # the most bytes
     with pytest.raises(ProfileError, match="no benchmark case 'huge'.*leetgpu-7000x6000 \\(rows=7000, cols=6000\\)"):
         choose_case(spec, "huge")
+
+
+def test_profile_says_it_needs_a_gpu_before_importing_torch():
+    """Issue 49 item 9: 3.3 s before saying so, importing torch to learn what torch's own files tell."""
+    import subprocess
+
+    from judge.base.cuda_driver import torch_has_cuda, visible_device_count
+
+    if not (torch_has_cuda() is False or visible_device_count() == 0):
+        pytest.skip("torch may see a GPU here")
+    code = ("import sys\nfrom judge.cli import main\ntry:\n    main(['profile', 'transpose', 'x.py'])\n"
+            "except SystemExit as exc:\n    print(exc.code, 'torch' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), JUDGE_SERVER="0")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.split() == ["2", "False"], done.stdout + done.stderr
+    assert "needs an NVIDIA GPU" in done.stderr
+
+
+def test_only_a_certain_answer_skips_torch():
+    from judge.judging.profile_needs import certainly_no_gpu
+
+    assert certainly_no_gpu(False, None) and certainly_no_gpu(True, 0) and certainly_no_gpu(None, 0)
+    assert not certainly_no_gpu(True, 1) and not certainly_no_gpu(None, None) and not certainly_no_gpu(True, None)

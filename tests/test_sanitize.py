@@ -135,7 +135,7 @@ def test_the_failing_case_runs_in_a_worker_the_sanitizer_started(monkeypatch, tm
         runner.close()
     assert [r.tool for r in runs] == ["memcheck", "racecheck"]
     for run in runs:
-        assert run.case == "shrink:rows=17, cols=1" and run.verdict == "wrong_answer" and not run.problem
+        assert run.case == "rows=17, cols=1" and run.verdict == "wrong_answer" and not run.problem
         assert "transpose_wrong_edge.py:11 (copy_past_end): Invalid __global__ read" in run.report
         assert run.summary == "ERROR SUMMARY: 2 errors"
 

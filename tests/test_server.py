@@ -105,6 +105,64 @@ def test_with_no_server_the_client_costs_a_stat_and_imports_nothing_heavy(tmp_pa
     assert done.stdout.split() == ["None", "[]"], done.stderr
 
 
+def _pretend_starting(monkeypatch, tmp_path):
+    """A process that looks like a server being started for this checkout's socket (its command line names
+    the daemon's module and the socket), noted as autostart notes the one it starts; its socket, not there."""
+    from judge.server import client
+
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("JUDGE_SERVER", raising=False)
+    path = compat.socket_path()
+    compat.private_folder(path.parent)
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", "judge.daemon.daemon",
+                                str(path)])
+    client.note_starting(path, process.pid)
+    return path, process
+
+
+def test_a_run_typed_while_the_server_starts_says_it_judges_alone(monkeypatch, tmp_path, capsys):
+    """Issue 49 item 7: the second run, typed right after the first, judged alone without a word while the server
+    the first one started was still importing, and `judge server status` said "not answering"."""
+    from judge.server import census, client
+
+    path, process = _pretend_starting(monkeypatch, tmp_path)
+    try:
+        assert client.starting_pid(path) == process.pid
+        started = time.monotonic()
+        assert client._wait_for_starting(0.3) is None
+        assert 0.3 <= time.monotonic() - started < 2.0
+        assert capsys.readouterr().err.strip() == client.STARTING_NOTICE
+        lines = census.status_lines(None, [], path)
+        assert lines[0].startswith(f"the judge server for this checkout is starting (pid {process.pid})")
+        found = census.FoundServer(process.pid, str(path), 900.0, time.time(), None, None, True)
+        assert "starting (importing torch and triton" in census.describe(found)[0]
+    finally:
+        process.kill()
+        process.wait()
+    assert client.starting_pid(path) is None and client._wait_for_starting(0.3) is None
+    assert capsys.readouterr().err == ""  # none is starting: not a word, and no wait
+
+
+def test_a_run_typed_while_the_server_starts_waits_for_it_to_listen(monkeypatch, tmp_path):
+    import threading
+
+    from judge.server import client
+
+    path, process = _pretend_starting(monkeypatch, tmp_path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        timer = threading.Timer(0.3, lambda: (listener.bind(str(path)), listener.listen(1)))
+        timer.start()
+        conn = client._wait_for_starting(3.0)
+        timer.join()
+        assert conn is not None
+        conn.close()
+    finally:
+        listener.close()
+        process.kill()
+        process.wait()
+
+
 # -- end to end, CPU mode ----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
@@ -371,7 +429,8 @@ def test_a_server_is_started_where_its_socket_path_is_too_long(tmp_path, monkeyp
 
     monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / ("c" * 100)))
     spawned = []
-    monkeypatch.setattr(real, "Popen", lambda argv, **kw: spawned.append((argv, kw)))
+    monkeypatch.setattr(real, "Popen", lambda argv, **kw: spawned.append((argv, kw)) or
+                        type("Started", (), {"pid": os.getpid()})())  # its pid is noted beside the socket
     assert compat.socket_path().parent.name == f"judge-{os.getuid()}"
     assert autostart._start() is True
     (argv, kw), = spawned

@@ -172,6 +172,49 @@ def test_no_draft_is_written_outside_the_workspace(ui, tmp_path):
     assert _put(client, {"ref": str(tmp_path), "file": "solution.py", "text": "boom"}).status_code == 404
 
 
+def test_a_leetgpu_folder_is_listed_again_only_when_one_of_its_files_changes(tmp_path, monkeypatch):
+    """Issue 49 item 10: the catalogue imported every challenge.py of a LeetGPU checkout on every visit
+    (1.5-1.8 s; 24 s on a first start with only "loading the challenges…" on screen)."""
+    import shutil
+
+    from judge.challenge.catalog import SearchPath
+    from judge.ui import pages
+
+    folder, source = tmp_path / "challenges", ROOT / "tests/leetgpu/challenges"
+    for part in ("core", "easy/1_vec_add", "easy/2_count_positive"):  # two challenges: each listing is quick
+        shutil.copytree(source / part, folder / part, ignore=shutil.ignore_patterns("__pycache__"))
+    listed = []
+    real = pages._leetgpu_items
+    monkeypatch.setattr(pages, "_leetgpu_items", lambda root, progress=None: listed.append(root) or real(root, progress))
+    catalogue = pages.Catalogue(SearchPath(), [folder], cache_dir=tmp_path / "cache")
+    first = [i.name for i in catalogue.items()]
+    assert "1_vec_add" in first and catalogue.items() == catalogue.items() and len(listed) == 1
+    again = pages.Catalogue(SearchPath(), [folder], cache_dir=tmp_path / "cache")  # the next judge ui: from disk
+    assert [i.name for i in again.items()] == first and len(listed) == 1
+    shutil.rmtree(folder / "easy" / "1_vec_add")  # a change: listed again, in memory and from disk
+    assert "1_vec_add" not in [i.name for i in catalogue.items()] and len(listed) == 2
+    assert "1_vec_add" not in [i.name for i in again.items()] and len(listed) == 2
+
+
+def test_a_leetgpu_challenge_opens_by_its_name_and_its_listing_says_how_far_it_is(ui):
+    """Issue 49 items 10 and 11: #/c/3_matrix_transpose said "no challenge" (only the encoded path worked), and
+    a first listing showed no progress."""
+    app, client, settings = ui
+    seen = []
+    real = settings.catalogue._progress_of
+    settings.catalogue._progress_of = lambda root: (lambda done, total: (seen.append((done, total)),
+                                                                         real(root)(done, total)))
+    listed = {c["name"]: c for c in client.get("/api/challenges", base_url=BASE).get_json()["challenges"]}
+    assert seen[0] == (0, seen[-1][1]) and seen[-1][0] == seen[-1][1] > 0  # each folder, then the end
+    assert client.get("/api/catalogue-progress", base_url=BASE).get_json() == {}  # none under way now
+    assert listed["1_vec_add"]["link"] == "1_vec_add" and listed["transpose"]["link"] == "transpose"
+    page = client.get("/api/challenge?ref=1_vec_add", base_url=BASE)
+    assert page.status_code == 200 and page.get_json()["signature"] == "solve(A, B, C, N)"
+    assert page.get_json()["listed_as"] == listed["1_vec_add"]["ref"]
+    draft = client.get("/api/draft?ref=1_vec_add&file=solution.py", base_url=BASE)
+    assert draft.status_code == 200
+
+
 def test_catalogue_and_challenge_page(ui):
     _, client, settings = ui
     listed = client.get("/api/challenges", base_url=BASE).get_json()
@@ -227,6 +270,16 @@ def test_a_run_streams_its_cases_then_the_result_and_records_it(ui):
     assert [r["verdict"] for r in history["runs"]] == ["wrong_answer"] and len(history["versions"]) == 1
     best = {c["name"]: c["best"] for c in client.get("/api/challenges", base_url=BASE).get_json()["challenges"]}
     assert best["transpose"]["last_verdict"] == "wrong_answer"
+    # Issue 49 item 6: the failed case again, alone (judge run --case NAME --seed SEED): the same sizes, not recorded
+    again = client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"}, json={
+        "ref": "transpose", "file": "solution.py", "case": failed["name"], "seed": result["seed"]})
+    alone = _stream(client, again.get_json()["id"])[-1][1]["result"]
+    assert [(t["name"], t["params"], t["verdict"]) for t in alone["tests"]] == \
+        [(failed["name"], failed["params"], "wrong_answer")]
+    assert len(client.get("/api/history?ref=transpose", base_url=BASE).get_json()["runs"]) == 1
+    for bad in ({"case": failed["name"]}, {"case": 3, "seed": 1}, {"case": "x", "seed": -1}):
+        assert client.post("/api/run", base_url=BASE, headers={guard.HEADER: "1"},
+                           json={"ref": "transpose", "file": "solution.py", **bad}).status_code == 400
 
 
 @needs_ui

@@ -190,6 +190,15 @@ def test_a_wrong_solution_shows_its_first_failing_case(server, browser):
     versions = browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")
     assert versions and "wrong_answer" in versions[0].text
     _shot(browser, "challenge-wrong")
+    # Issue 49 item 6: the failing case again, alone, with its sizes and values (judge run --case NAME --seed SEED)
+    name = failure.split(":", 2)[1].split("(")[0].strip()
+    before = versions[0].text
+    browser.find_element(By.ID, "case-again").click()
+    _wait(browser, JUDGING_S, lambda d: _finished(d) and len(d.find_elements(By.CSS_SELECTOR, "#cases tbody tr")) == 1)
+    assert browser.find_element(By.CSS_SELECTOR, "#cases tbody tr td:nth-child(2)").text == name
+    assert "one case judged alone" in browser.find_element(By.CSS_SELECTOR, ".notes").text
+    time.sleep(1)  # the history is drawn again after a verdict: still the same rows
+    assert browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")[0].text == before  # not recorded
 
 
 def test_an_edit_made_on_disk_reaches_the_editor(server, browser):
@@ -734,3 +743,100 @@ def test_what_a_leetgpu_user_expects(server, browser):
     browser.find_element(By.ID, "theme").click()
     refused = [e["message"] for e in browser.get_log("browser") if "403" in e["message"] or "favicon" in e["message"]]
     assert not refused, refused
+
+
+def test_a_leetgpu_link_by_name_a_search_with_no_match_and_a_language_kept_on_reload(server, browser):
+    """Issue 49 items 11 and 13: #/c/<a LeetGPU folder's name> said "no challenge"; a search with no match showed
+    only the header; looking at the CUDA starter and going back to Triton, a reload opened CUDA; a model
+    challenge's failure said "first failing case: example ()"."""
+    _log_in(server, browser)
+    link = browser.find_element(By.XPATH, "//table[@id='catalogue']//a[text()='1_vec_add']")
+    assert link.get_attribute("href").endswith("#/c/1_vec_add")
+    browser.find_element(By.ID, "search").send_keys("no such thing")
+    _wait(browser, 10, lambda d: "no challenge matches “no such thing”" in d.find_element(By.ID, "no-match").text)
+    _open_transpose(server, browser, "1_vec_add")
+    for language in ("cuda", "triton"):
+        browser.find_element(By.ID, f"lang-{language}").click()
+        _wait(browser, 10, lambda d: d.find_element(By.ID, f"lang-{language}").get_attribute("aria-pressed") == "true")
+    _wait(browser, 10, lambda d: (server.workspace.root / "1_vec_add" / "solution.cu").is_file())
+    browser.refresh()
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, ".CodeMirror") and _editor_text(d))
+    assert browser.find_element(By.ID, "lang-triton").get_attribute("aria-pressed") == "true"
+    model = next(c.ref for c in server.catalogue.items() if c.name == "9_simple_inference")
+    _open_transpose(server, browser, model)  # its PyTorch starter writes nothing: a wrong answer on "example"
+    browser.find_element(By.ID, "run").click()
+    _wait(browser, JUDGING_S, _finished)
+    failure = browser.find_element(By.ID, "failure").text
+    assert failure.startswith("first failing case: example: wrong_answer"), failure
+    _open_transpose(server, browser, model)  # opened again: its last verdict, not the placeholder
+    _wait(browser, 20, lambda d: d.find_elements(By.ID, "last-verdict"))
+    assert browser.find_element(By.ID, "last-verdict").text.startswith("last Run: WRONG_ANSWER")
+
+
+def test_the_editor_keeps_the_indent_on_shift_enter_guesses_it_again_after_a_paste_and_closes_brackets(server, browser):
+    """Issue 49 item 12: Shift+Enter lost the indent; a pasted file's two-space indent kept the unit of four (Tab
+    made 2 spaces 6); no bracket closed as it opened."""
+    from selenium.webdriver.common.keys import Keys
+
+    _open_transpose(server, browser)  # the starter: four spaces
+    browser.execute_script("const cm = document.querySelector('.CodeMirror').CodeMirror;"
+                           "cm.setValue('def solve(x):\\n    y = 1\\n'); cm.focus(); cm.setCursor({line: 1, ch: 9});")
+    _chord(browser, [Keys.SHIFT], Keys.ENTER)
+    _press(browser, "z = f(")
+    _wait(browser, 5, lambda d: _editor_text(d) == "def solve(x):\n    y = 1\n    z = f()\n")
+    _press(browser, "a[0", "]", ")")  # each closer typed over its twin
+    _wait(browser, 5, lambda d: _editor_text(d) == "def solve(x):\n    y = 1\n    z = f(a[0])\n")
+    _press(browser, "(", Keys.BACKSPACE)  # an empty pair goes whole
+    _wait(browser, 5, lambda d: _editor_text(d) == "def solve(x):\n    y = 1\n    z = f(a[0])\n")
+    two = "def solve(input, output, rows, cols):\n  if rows:\n    pass\n"
+    browser.execute_script("const cm = document.querySelector('.CodeMirror').CodeMirror; cm.execCommand('selectAll');"
+                           "cm.replaceSelection(arguments[0], null, 'paste'); cm.setCursor({line: 2, ch: 0});", two)
+    _press(browser, Keys.TAB)
+    _wait(browser, 5, lambda d: _editor_text(d) == two.replace("    pass", "      pass"))  # one unit: two spaces
+
+
+def test_at_800_by_600_the_catalogue_fits_and_the_editor_starts_on_the_first_screen(server, browser):
+    """Issue 49 item 13: at 800 x 600 the catalogue scrolled sideways (999 px in 785) and the editor started below
+    the first screen."""
+    long = server.catalogue.search.user_dirs[0] / "long_signature.yaml"  # as LeetGPU's have: many long names
+    names = [f"{w}_matrix_of_queries_keys_and_values" for w in ("first", "second", "third", "fourth")]
+    spec = (ROOT / "tests" / "specs" / "tiny_transpose.yaml").read_text()
+    for old, new in (("name: tiny_transpose", "name: multi_head_self_attention_with_a_long_name"),
+                     ("{name: input,", f"{{name: {names[0]},"), ("input.T", f"{names[0]}.T"),
+                     ("def reference(input,", f"def reference({names[0]},")):
+        spec = spec.replace(old, new)
+    long.write_text(spec)
+    browser.set_window_size(800, 600)
+    try:
+        _log_in(server, browser)
+        inner = browser.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert inner[0] <= inner[1], inner
+        _open_transpose(server, browser)
+        top = browser.execute_script("return document.querySelector('.CodeMirror').getBoundingClientRect().top")
+        assert top < browser.execute_script("return window.innerHeight") - 100, top  # some lines of it in view
+    finally:
+        long.unlink()
+        browser.set_window_size(1400, 1000)
+
+
+def test_the_history_charts_dates_never_overlap(server, browser):
+    """Issue 49 item 13: ten attempts in two minutes wrote their dates over each other."""
+    from judge.history.store import connect, record_result
+
+    path = str(server.workspace.root / "copy" / "solution.py")
+    conn = connect(server.db_path)
+    try:
+        for passed in range(10):
+            record_result(conn, {"verdict": "wrong_answer", "challenge": "copy", "solution": path, "mode": "interpret",
+                                 "seed": 1, "device": "cpu", "message": "", "benchmarks": [], "environment": {},
+                                 "tests": [{"verdict": "accepted"}] * passed + [{"verdict": "wrong_answer"}]},
+                          "run", kind="run", source=f"# {passed}\n")
+    finally:
+        conn.close()
+    _open_transpose(server, browser, "copy")
+    _wait(browser, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#history-chart text.date"))
+    boxes = browser.execute_script("return [...document.querySelectorAll('#history-chart text.date')].map((t) => {"
+                                   "const b = t.getBBox(); return [b.x, b.x + b.width, t.textContent]; })")
+    spans = sorted(boxes)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
+    assert len({text for _, _, text in boxes}) == len(boxes), boxes  # no date said twice

@@ -20,6 +20,12 @@ command; judge/cli/__init__.py), outside ``held()`` sections and outside imports
 it is raised as soon as it can be: when the outermost import returns into the code that asked for it
 (a trace function on that one frame), when the held section ends, or, outside the command, not at all:
 the first signal decides the exit status (``status``: 128 + its number), whatever way the command ended.
+
+An import that has not returned ``STUCK_IMPORT_S`` after the signal (torch's takes seconds, 4-5 s after
+a signal on a 2-core machine, 11-13 s with other work beside: issue 49 item 9b) is not waited for: a
+thread runs the ``on_abandon`` hooks (the CLI's stops the command's workers, their trees killed and
+their folders removed) and ends the process with 128 + the signal, as the raised exception would have.
+Nothing of the command's own is lost there: it is still importing.
 One lost where it was raised (in a ``__del__`` or a callback, which Python reports as unraisable) is
 raised again at the main thread's next call.  A second SIGTERM after the first was raised kills at
 once, as before; a second Ctrl-C interrupts the clean-up, as Python's own handler does.
@@ -27,11 +33,17 @@ once, as before; a second Ctrl-C interrupts the clean-up, as Python's own handle
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
 
-__all__ = ["install", "interruptible", "held", "received", "status", "is_stop"]
+from judge.base.trace import mark  # here, not in the timer's thread: never an import beside the main thread's
+
+__all__ = ["install", "interruptible", "held", "received", "status", "is_stop", "on_abandon", "STUCK_IMPORT_S"]
+
+STUCK_IMPORT_S = 0.5  # how long a signal waits for the import in progress before the command is abandoned
+_ABANDON_HOOKS: list = []  # what ends the command's processes when it is abandoned (on_abandon)
 
 # The import system's own frames: a signal taken in one waits for the outermost import to return.
 _IMPORT_MODULES = frozenset({"importlib._bootstrap", "importlib._bootstrap_external",
@@ -48,6 +60,7 @@ class _State:
     raised: BaseException | None = None  # the exception last raised for a signal
     raised_for: int | None = None
     unraisable = None  # sys.unraisablehook before install()
+    abandon: threading.Timer | None = None  # armed while a signal waits for an import (_wait_for)
 
 
 _state = _State()
@@ -65,6 +78,13 @@ def install() -> None:
     if sys.unraisablehook is not _unraisable:
         _state.unraisable = sys.unraisablehook
         sys.unraisablehook = _unraisable
+
+
+def on_abandon(hook) -> None:
+    """Run ``hook()`` (in another thread) before the process ends because the import a signal waits for
+    has not returned within STUCK_IMPORT_S; it must import nothing and return quickly."""
+    if hook not in _ABANDON_HOOKS:
+        _ABANDON_HOOKS.append(hook)
 
 
 def received() -> int | None:
@@ -173,14 +193,55 @@ def _wait_for(frame) -> None:
     frame.f_trace = _on_event
     frame.f_trace_opcodes = True  # at its next instruction, not its next line
     sys.settrace(_on_call)  # frames' own trace functions run only while one is set
+    if _state.abandon is None:
+        _state.abandon = threading.Timer(STUCK_IMPORT_S, _abandon_if_stuck, args=(_importing(frame),))
+        _state.abandon.daemon = True
+        _state.abandon.start()
 
 
 def _stop_waiting() -> None:
+    if _state.abandon is not None:
+        _state.abandon.cancel()
+        _state.abandon = None
     if _state.waiting is not None:
         _state.waiting.f_trace = None
         _state.waiting = None
         sys.settrace(_state.trace)
         _state.trace = None
+
+
+def _importing(frame) -> str:
+    """``numpy (in judge.judging.runner)``: the module being loaded where the signal came, and the one the
+    import called from ``frame`` asked for (importlib's ``name``s), or "?"."""
+    here, names = sys._getframe(0), []
+    while here is not None and here is not frame:
+        if here.f_globals.get("__name__") in _IMPORT_MODULES and isinstance(here.f_locals.get("name"), str):
+            names.append(here.f_locals["name"])  # innermost first: the frames are walked inwards-out
+        here = here.f_back
+    names = list(dict.fromkeys(names))
+    return "?" if not names else names[0] if len(names) == 1 else f"{names[0]} (in {names[-1]})"
+
+
+def _abandon_if_stuck(importing: str) -> None:
+    """In a timer's thread: the import the signal waits for has not returned; end the command's processes
+    (the hooks) and this process, with the status the raised exception would have given."""
+    signum = _state.pending
+    if signum is None or _state.waiting is None:
+        return  # it returned meanwhile: the exception is raised there
+    mark(f"signal {signum}: abandoned the import of {importing}")
+    for hook in list(_ABANDON_HOOKS):
+        try:
+            hook()
+        except Exception:  # noqa: BLE001 - the others still run, and the process still ends
+            pass
+    try:
+        if signum == signal.SIGINT:
+            print("interrupted", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(128 + signum)
 
 
 def _on_call(frame, event, arg):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge.base.languages import unsupported_language
+from judge.base.suggest import closest
 
 __all__ = ["MAX_SOLUTION_BYTES", "SolutionFileError", "check_solution_file", "source_problem", "too_large"]
 
@@ -25,7 +26,7 @@ def check_solution_file(path: str) -> str:
     """``path`` as a string when it is a readable source file of a supported language, else SolutionFileError."""
     p = Path(path)
     if not p.exists():
-        raise SolutionFileError(f"solution file not found: {path}")
+        raise SolutionFileError(f"solution file not found: {path}{_near(p)}")
     if p.is_dir():
         raise SolutionFileError(f"{path} is a directory; give the solution's .py or .cu file")
     if not p.is_file():
@@ -36,6 +37,14 @@ def check_solution_file(path: str) -> str:
     if problem:
         raise SolutionFileError(problem)
     return str(p)
+
+
+def _near(path: Path) -> str:
+    """`` (did you mean dir/19_ReLU.py?)`` for a file its folder holds under a name close to ``path``'s."""
+    if not path.parent.is_dir():
+        return ""
+    found = closest(path.name, [p.name for p in path.parent.iterdir() if p.is_file()])
+    return f" (did you mean {path.parent / found}?)" if found else ""
 
 
 def too_large(path: str) -> str:

@@ -14,10 +14,12 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from judge.base.suggest import did_you_mean
 from judge.challenge.spec_model import Spec
 
 __all__ = ["Case", "generate_cases", "benchmark_cases", "edge_values", "call_seed",
-           "shrink", "limits_for", "describe", "cpu_caps", "case_elements", "skipped_explicit"]
+           "shrink", "limits_for", "describe", "cpu_caps", "case_elements", "skipped_explicit",
+           "CaseSelectionError", "sized_case", "shrink_case", "parse_sizes", "select_case", "sizes_argument"]
 
 # Sizes that break kernels: the smallest, small primes, one past a power of
 # two, and non-multiples of the usual block sizes 16/32/64/128.
@@ -263,3 +265,60 @@ def shrink(spec: Spec, params: dict, fails: Callable[[dict], bool], budget: int,
             if calls >= budget:
                 break
     return current, calls
+
+
+# -- one case alone: judge run --case NAME / --sizes rows=32,cols=1 -------------------------------
+class CaseSelectionError(ValueError):
+    """``--case`` names no case of the run, or ``--sizes`` is no size of the challenge (a usage error)."""
+
+
+def sized_case(params: dict) -> Case:
+    """The case ``--sizes`` judges: named by its sizes, as the search for a smaller failing size names the
+    sizes it tries (``shrink_case``), so the same seed gives the same input values in both."""
+    return Case(describe(params), "sizes", dict(params))
+
+
+def shrink_case(params: dict) -> Case:
+    """A size the search for a smaller failing one tries (its name, hence its seed, that of ``sized_case``)."""
+    return Case(describe(params), "shrink", dict(params))
+
+
+def sizes_argument(params: dict) -> str:
+    """``rows=32,cols=1``: sizes as ``--sizes`` takes them."""
+    return ",".join(f"{k}={v}" for k, v in params.items())
+
+
+def parse_sizes(text: str, spec: Spec) -> dict:
+    """``rows=32,cols=1`` as the challenge's sizes, in its order; every size named once, each an integer in
+    its range, the constraints met (CaseSelectionError says what is wrong and what the sizes are)."""
+    names, given = list(spec.sizes), {}
+    ranges = ", ".join(f"{n} in [{low}, {high}]" for n, (low, high) in spec.sizes.items())
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = (x.strip() for x in part.partition("="))
+        if not sep or name not in names or name in given:
+            why = f"'{part}' is not NAME=VALUE" if not sep else f"'{name}' is named twice" if name in given else \
+                f"'{name}' is not a size of {spec.name}" + did_you_mean(name, names)
+            raise CaseSelectionError(f"--sizes {text}: {why}; its sizes are {ranges}")
+        try:
+            given[name] = int(value)
+        except ValueError:
+            raise CaseSelectionError(f"--sizes {text}: {name}={value} is not an integer") from None
+    missing = [n for n in names if n not in given]
+    if missing:
+        raise CaseSelectionError(f"--sizes {text}: give every size of {spec.name} ({', '.join(missing)} missing); "
+                                 f"its sizes are {ranges}")
+    params = {n: given[n] for n in names}
+    if not spec.satisfies(params):
+        raise CaseSelectionError(f"--sizes {text}: outside {spec.name}'s sizes ({ranges}) or its constraints"
+                                 + (f" ({'; '.join(spec.constraints)})" if spec.constraints else ""))
+    return params
+
+
+def select_case(cases: list, name: str):
+    """The case of ``cases`` named ``name`` (CaseSelectionError lists the names, the closest first)."""
+    for case in cases:
+        if case.name == name:
+            return case
+    names = [case.name for case in cases]
+    raise CaseSelectionError(f"--case {name}: this run has no such case{did_you_mean(name, names)}; its cases "
+                             f"are {', '.join(names)}")

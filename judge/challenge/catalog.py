@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.base.suggest import closest, did_you_mean
 from judge.challenge.spec import Spec, SpecError, load_spec, load_specs
 
 __all__ = ["builtin_dir", "find_spec_path", "load_challenge", "list_challenges", "list_entries",
@@ -148,9 +149,9 @@ def _find_entry(name: str, search: SearchPath | None) -> Entry:
     entries = list_entries(search)
     same = [e for e in entries if e.name == name]
     if not same:
-        known = ", ".join(dict.fromkeys(e.name for e in entries if e.status != "invalid")) or "none"
-        raise UnknownChallenge(f"unknown challenge {name!r}; known challenges: {known} "
-                               "(or give the path of a .yaml spec)")
+        names = list(dict.fromkeys(e.name for e in entries if e.status != "invalid"))
+        raise UnknownChallenge(f"unknown challenge {name!r}{did_you_mean(name, names)}; known challenges: "
+                               f"{', '.join(names) or 'none'} (or give the path of a .yaml spec)")
     usable = [e for e in same if e.status in ("ok", "invalid")]
     if len(usable) != 1:
         raise ChallengeConflict(_conflict_message(name, same))
@@ -165,7 +166,8 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
     if is_spec_path(name_or_path):
         file = Path(name_or_path)
         if not file.exists() and not Path(name_or_path.rsplit("#", 1)[0]).exists():
-            raise UnknownChallenge(f"no such spec file: {name_or_path}")
+            raise UnknownChallenge(missing_path_message(name_or_path.rsplit("#", 1)[0] if "#" in name_or_path
+                                                        else name_or_path))
         return file
     try:
         entry = _find_entry(name_or_path, search)
@@ -177,6 +179,22 @@ def find_spec_path(name_or_path: str, search: SearchPath | None = None) -> Path:
     if entry.spec is not None and entry.spec.variant_of:
         return Path(entry.spec.source)
     return entry.path
+
+
+def missing_path_message(text: str) -> str:
+    """Why a challenge path is not there, with the sibling it most likely meant (``.../easy/1_vectoradd``:
+    did you mean ``.../easy/1_vector_add``?), or the first folder on the way that is missing."""
+    path = Path(text)
+    what = "spec file" if path.suffix in SPEC_SUFFIXES else "challenge folder or spec file"
+    parent = path.parent
+    if not parent.is_dir():
+        missing = next((p for p in reversed(path.parents) if not p.is_dir()), parent)
+        near = closest(missing.name, [p.name for p in missing.parent.iterdir() if p.is_dir()]) \
+            if missing.parent.is_dir() else None
+        return f"no such {what}: {text} (there is no folder {missing}" + \
+            (f"; did you mean {missing.parent / near}?)" if near else ")")
+    near = closest(path.name, [p.name for p in parent.iterdir()])
+    return f"no such {what}: {text}" + (f" (did you mean {parent / near}?)" if near else "")
 
 
 def load_challenge(name_or_path: str, search: SearchPath | None = None) -> Spec:

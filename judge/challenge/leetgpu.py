@@ -191,10 +191,14 @@ class Listed:
     problem: str = ""  # empty: it can run
 
 
-def list_folder(root) -> list[Listed]:
-    """Load every challenge under ``root``; one that does not load says why."""
+def list_folder(root, progress=None) -> list[Listed]:
+    """Load every challenge under ``root``; one that does not load says why.  ``progress(done, total)``
+    is called before each folder is loaded and once at the end (judge ui's catalogue shows it)."""
     out = []
-    for folder in find_folders(root):
+    folders = find_folders(root)
+    for done, folder in enumerate(folders):
+        if progress is not None:
+            progress(done, len(folders))
         item = Listed(folder)
         try:
             item.spec = load_folder(folder, runnable=False)
@@ -209,6 +213,8 @@ def list_folder(root) -> list[Listed]:
         except LeetGpuError:  # its generator needs real values (torch's meta device has none): sized when run
             item.performance = "? (built when run)"
         out.append(item)
+    if progress is not None:
+        progress(len(folders), len(folders))
     return out
 
 

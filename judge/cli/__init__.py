@@ -48,6 +48,7 @@ def entry(args: list[str] | None = None, then: Callable[[int], None] | None = No
     from judge.worker.sandbox import set_dumpable
 
     signals.install()  # SIGTERM and Ctrl-C stop the command through its clean-up, whenever they come
+    signals.on_abandon(_stop_workers_now)  # a signal during a slow import (torch) ends the command at once
     keep_bytecode()  # before torch is imported: where Python may not write bytecode, a thousand modules compile
     set_dumpable(False)  # no solution's process can open this one's /proc/<pid>/fd, mem or environ (docs/security.md)
     code = profiled("judge", _run_main, args)
@@ -80,6 +81,16 @@ def _tell_status(fd: int, code: int) -> None:
         os.close(fd)
     except OSError:  # the server is gone: the client hears so and says it
         pass
+
+
+def _stop_workers_now() -> None:
+    """The command is abandoned in an import (base/signals.py): its workers go, as at its exit (the atexit
+    function of worker/client.py, which it has not reached), their trees killed and their folders removed.
+    Imports nothing: without judge.worker.client imported there is no worker."""
+    client = sys.modules.get("judge.worker.client")
+    stop = getattr(client, "_stop_live_workers", None)
+    if stop is not None:
+        stop()
 
 
 def _skip_library_finalizers() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from judge.report.console import make_console
+from judge.report.console import LIST_WIDTH, make_console
 from judge.cli.base import UserError, challenge_argument, current_search_path, load_spec_or_exit, main_group, user_errors
 
 
@@ -37,7 +37,7 @@ def _list_kernelbench(folder: str) -> None:
     from judge.report.challenge_views import kernelbench_table
 
     listed = list_problems(folder)
-    console = make_console()
+    console = make_console(plain_width=LIST_WIDTH)
     console.print(kernelbench_table(console, listed))
     loaded = [item for item in listed if item.spec is not None]
     example = loaded[0].path if loaded else f"{folder}/<level>/<problem>.py"
@@ -53,7 +53,7 @@ def _list_leetgpu(folder: str) -> None:
     if not listed:
         raise UserError(f"no challenge.py under {folder}; give a checkout's challenges/ folder "
                         "(github.com/AlphaGPU/leetgpu-challenges)")
-    console = make_console()
+    console = make_console(plain_width=LIST_WIDTH)
     console.print(leetgpu_table(console, listed))
     runnable = sum(not item.problem for item in listed)
     click.echo(f"{runnable} of {len(listed)} challenges can run; run one with: judge run FOLDER/<difficulty>/<name> "

@@ -47,7 +47,12 @@ def profile_command(challenge, solution, case_name, seed, device, calls, no_ncu,
     Exit status: 0 profiled, 1 the profiled call's answer was wrong, 2 usage error (also: no GPU),
     3 internal error.
     """
-    from judge.judging.profile import NEEDS_GPU, ProfileError, ProfileOptions, profile_solution
+    from judge.base.cuda_driver import torch_has_cuda, visible_device_count
+    from judge.judging.profile_needs import NEEDS_GPU, certainly_no_gpu
+
+    if certainly_no_gpu(torch_has_cuda(), visible_device_count()):  # said before torch is imported
+        raise UserError(NEEDS_GPU)
+    from judge.judging.profile import ProfileError, ProfileOptions, profile_solution
     from judge.judging.runner import Options, detect_mode, missing_device
 
     spec = load_spec_or_exit(challenge)

@@ -42,6 +42,7 @@ def check_cuda_ready(solutions, interpret: bool) -> None:
 
 
 def judge_with_progress(spec, solution: str, early_worker, options):
+    from judge.challenge.cases import CaseSelectionError
     from judge.judging.reference import ReferenceError_
     from judge.judging.dispatch import judge_solution
 
@@ -51,6 +52,24 @@ def judge_with_progress(spec, solution: str, early_worker, options):
         except ReferenceError_ as exc:  # the challenge is broken, not the solution
             raise UserError(f"{exc}\nThis is an error in the challenge spec, not in your solution; "
                             f"'judge validate {spec.source}' checks a spec.") from None
+        except CaseSelectionError as exc:  # --case or --sizes names no case of this run
+            raise UserError(str(exc)) from None
+
+
+def case_options(func):
+    """--case and --sizes: one case judged alone (judge run)."""
+    for decorator in reversed([
+        click.option("--case", "only_case", default=None, metavar="NAME",
+                     help="Judge only the case NAME of the run (edge-2, random-1, an explicit size's name, a LeetGPU "
+                          "test's); with the run's --seed, the same sizes and input values. No benchmarks, and the "
+                          "run is not recorded in the history."),
+        click.option("--sizes", default=None, metavar="N=V,...",
+                     help="Judge only these sizes, e.g. --sizes rows=32,cols=1 (every size of the challenge); with "
+                          "the run's --seed, the input values the search for a smaller failing size tried there. "
+                          "No benchmarks, not recorded in the history."),
+    ]):
+        func = decorator(func)
+    return func
 
 
 def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
@@ -67,6 +86,7 @@ def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
 
 @main_group.command("run")
 @one_solution_options
+@case_options
 @history_options
 @click.option("--sanitize", is_flag=True,
               help="After judging, run the failing case (else the largest test) once under NVIDIA's compute-sanitizer: "
@@ -76,7 +96,7 @@ def check_sanitize_ready(sanitize: bool, interpret: bool) -> None:
               help="Only this compute-sanitizer tool (repeatable); implies --sanitize.")
 def run_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                 no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                torch_compile, db_path, no_history, sanitize, sanitize_tools) -> None:
+                torch_compile, only_case, sizes, db_path, no_history, sanitize, sanitize_tools) -> None:
     """Judge SOLUTION (a .py file with solve(), or a .cu file with extern "C" solve()) on CHALLENGE (a name, a .yaml spec, or a LeetGPU
     challenge folder holding challenge.py); on a KernelBench problem file, SOLUTION defines class ModelNew.
 
@@ -88,6 +108,8 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     check_cuda_ready([solution], interpret)
+    if only_case is not None and sizes is not None:
+        raise UserError("--case and --sizes each pick the one case to judge: give one of them")
     tools = tuple(sanitize_tools) or (("memcheck", "racecheck", "initcheck", "synccheck") if sanitize else ())
     check_sanitize_ready(bool(tools), interpret)
     early = None
@@ -98,11 +120,12 @@ def run_command(challenge, solution, seed, interpret, device, timeout, compile_t
             seed, interpret, device, timeout, compile_timeout, benchmark=not no_bench,
             bench_budget_s=bench_budget, remeasure_peaks=remeasure_peaks, cpu_elements=cpu_elements,
             wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel, torch_compile=torch_compile,
-            sanitize=tools))
+            sanitize=tools, only_case=only_case, sizes=sizes))
     finally:
         if early is not None:
             early.stop()
-    history_warning = record_results(db_path, no_history, "run", [result.as_dict()])
+    alone = only_case is not None or sizes is not None  # one case's verdict is no result of the challenge's
+    history_warning = record_results(db_path, no_history or alone, "run", [result.as_dict()])
     if as_json:
         click.echo(run_to_json(result.as_dict()))
     else:

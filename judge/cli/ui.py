@@ -53,8 +53,11 @@ def ui_command(workspace, host, port, leetgpu_dirs, kernelbench_dirs, interpret,
 
     folder = Workspace(workspace)
     folder.root.mkdir(parents=True, exist_ok=True)
-    settings = Settings(folder, Catalogue(current_search_path(), leetgpu_dirs, kernelbench_dirs), host=host, port=port,
-                        interpret=interpret, db_path=db_path, no_history=no_history)
+    from judge.base.paths import cache_dir
+
+    catalogue = Catalogue(current_search_path(), leetgpu_dirs, kernelbench_dirs, cache_dir=cache_dir() / "ui")
+    settings = Settings(folder, catalogue, host=host, port=port, interpret=interpret, db_path=db_path,
+                        no_history=no_history)
     try:
         server = make_server(host, port, None, threaded=True, request_handler=_redacting_handler())
     except OSError as exc:

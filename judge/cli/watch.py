@@ -20,7 +20,7 @@ from judge.history.recording import record_results
 from judge.cli.run import check_cuda_ready
 from judge.cli.base import UserError, check_solution_file, load_spec_or_exit, main_group, one_solution_options
 from judge.cli.history import history_options
-from judge.cli.run import build_options, judge_with_progress
+from judge.cli.run import build_options, case_options, judge_with_progress
 from judge.report.watch_view import WatchOutput
 
 
@@ -29,10 +29,11 @@ from judge.report.watch_view import WatchOutput
 @click.option("--poll", is_flag=True,
               help="Look at the file's time stamp every 0.1 s instead of asking the operating system "
                    "(the way without the optional watchfiles package).")
+@case_options
 @history_options
 def watch_command(challenge, solution, seed, interpret, device, timeout, compile_timeout, as_json,
                   no_bench, bench_budget, wait_for_gpu, remeasure_peaks, cpu_elements, max_failures, require_kernel,
-                  torch_compile, poll, db_path, no_history) -> None:
+                  torch_compile, poll, only_case, sizes, db_path, no_history) -> None:
     """Judge SOLUTION on CHALLENGE, then again each time the file is saved; Ctrl-C stops.
 
     Takes the options of 'judge run'. One seed serves every judgement (printed; --seed
@@ -48,6 +49,9 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
     spec = load_spec_or_exit(challenge)
     solution = check_solution_file(solution)
     check_cuda_ready([solution], interpret)
+    if only_case is not None and sizes is not None:
+        raise UserError("--case and --sizes each pick the one case to judge: give one of them")
+    alone = only_case is not None or sizes is not None  # one case's verdicts are no results of the challenge's
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     watcher = FileWatcher(solution, poll)
     out = WatchOutput(as_json, solution, watcher.backend, click.echo, max_failures)
@@ -66,13 +70,13 @@ def watch_command(challenge, solution, seed, interpret, device, timeout, compile
                                         benchmark=not no_bench, bench_budget_s=bench_budget,
                                         remeasure_peaks=remeasure_peaks and count == 1, cpu_elements=cpu_elements,
                                         wait_for_gpu_s=wait_for_gpu, require_kernel=require_kernel,
-                                        torch_compile=torch_compile)
+                                        torch_compile=torch_compile, only_case=only_case, sizes=sizes)
                 result = judge_with_progress(spec, solution, early, options)
                 early = spawn_early(solution, spec, interpret, device)  # imports while the person edits
                 doc = result.as_dict()
                 out.show(result, count, changes_between(previous, doc))
                 previous = doc
-                warning = record_results(db_path, no_history, "run", [doc])
+                warning = record_results(db_path, no_history or alone, "run", [doc])
                 if warning:
                     click.echo(warning, err=True)
             watcher.wait(judged)

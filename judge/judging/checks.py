@@ -24,8 +24,8 @@ import torch
 
 from judge.challenge.spec import Tolerance
 
-__all__ = ["Mismatch", "compare_output", "compare_input", "tf32_explains", "tf32_explains_all", "tf32_input", "to_tf32",
-           "errors_against", "failed_alike"]
+__all__ = ["Mismatch", "compare_output", "compare_input", "model_explains", "precision_explains", "cut_input", "to_tf32",
+           "rounded_to", "errors_against", "failed_alike"]
 
 
 @dataclass
@@ -45,19 +45,33 @@ class Mismatch:
     modified_input: bool = False
     notes: list = field(default_factory=list)
     positions: int = 0  # a checksum of the failed elements' flat indices (``same_failure``)
+    poison_text: str = "NaN"  # the value outputs start as, in words (message)
+    first_unwritten: bool = False  # the first failed element still holds the poison
 
     def message(self) -> str:
+        """One line: how many elements differ, how many of them were never written (said once, in words),
+        the error of those written, and the first failed element; no "inf"/"nan" for elements never written."""
         if self.ok:
             return ""
         if self.modified_input:
             return (f"input '{self.name}' was modified: {self.bad} of {self.total} elements changed, "
                     f"first at {_index(self.first_bad_index)} (was {self.expected!r}, now {self.got!r})")
+        if self.unwritten and self.unwritten == self.bad:
+            parts = [f"'{self.name}': {self.bad} of {self.total} elements never written ({self._unwritten_why()})",
+                     f"first at {_index(self.first_bad_index)}: expected {self.expected!r}"]
+            return "; ".join(parts + self.notes)
         parts = [f"'{self.name}': {self.bad} of {self.total} elements differ"]
         if self.unwritten:
-            parts.append(f"{self.unwritten} still hold the poison value outputs start as (never written, or added to)")
-        parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}")
-        parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {self.got!r}")
+            parts.append(f"{self.unwritten} of them never written ({self._unwritten_why()})")
+        where = " where written" if self.unwritten else ""
+        parts.append(f"max abs err {self.max_abs_err:.3g}, max rel err {self.max_rel_err:.3g}{where}")
+        got = f"{self.got!r} (never written)" if self.first_unwritten else repr(self.got)
+        parts.append(f"first at {_index(self.first_bad_index)}: expected {self.expected!r}, got {got}")
         return "; ".join(parts + self.notes)
+
+    def _unwritten_why(self) -> str:
+        return (f"they still hold {self.poison_text}, the value every output starts as: no store reached them, "
+                "or the kernel added to them without zeroing first")
 
     def same_failure(self, other: "Mismatch") -> bool:
         """Whether ``other`` (the same output, from another call on the same inputs) failed in exactly the same
@@ -126,7 +140,18 @@ def _widen(t: torch.Tensor) -> torch.Tensor:
 
 
 def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None:
-    finite = torch.isfinite(err) & bad_mask
+    """Fill in the counts, the errors of the elements written (an element still holding the poison has no
+    error worth a number) and the first failed element."""
+    unwritten = None
+    if poison is not None:
+        is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
+        unwritten = is_poison & bad_mask
+        result.unwritten = int(unwritten.sum())
+        result.poison_text = "NaN" if isinstance(poison, float) else repr(poison)
+        if result.unwritten and not isinstance(poison, bool):  # True: a bool's poison and a legal value alike
+            result.notes += _tail_note(unwritten)
+    measured = bad_mask if unwritten is None else bad_mask & ~unwritten
+    finite = torch.isfinite(err) & measured
     if finite.any():
         errs = err[finite]
         result.max_abs_err = float(errs.max())
@@ -134,38 +159,46 @@ def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None
         result.max_rel_err = float(rel.max())
     else:
         result.max_abs_err = result.max_rel_err = float("inf")
-    if poison is not None:
-        is_poison = torch.isnan(got) if isinstance(poison, float) else (got == poison)
-        unwritten = is_poison & bad_mask
-        result.unwritten = int(unwritten.sum())
-        if result.unwritten and not isinstance(poison, bool):  # True: a bool's poison and a legal value alike
-            result.notes += _tail_note(unwritten)
     flat_bad = bad_mask.reshape(-1).nonzero().reshape(-1)
     result.positions = int((flat_bad * 2654435761 % 4294967291).sum())  # wraps alike in every call
     flat = int(flat_bad[0])
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
     result.first_bad_index = index
     result.expected, result.got = _scalar(ref[index]), _scalar(got[index])
+    result.first_unwritten = unwritten is not None and bool(unwritten[index])
 
 
 def _tail_note(unwritten: torch.Tensor) -> list[str]:
-    """Where the unwritten elements are exactly the last ones (in memory order, or the last rows or columns
-    of some dimension), the commonest cause: a grid one block short (N // BLOCK instead of cdiv)."""
+    """Where the unwritten elements are exactly the last ones in memory order, or all those outside a
+    leading block of every dimension (the last rows, the last columns, or both: the L of a 2-D grid),
+    the commonest cause: a grid one block short (N // BLOCK instead of cdiv)."""
     count, flat = int(unwritten.sum()), unwritten.reshape(-1)
-    where = None
     if count < flat.numel() and bool(flat[-count:].all()):
         where = f"the last {count} in memory order"
-    for dim in range(unwritten.dim() if where is None else 0):
-        along = unwritten.movedim(dim, 0).reshape(unwritten.shape[dim], -1)
-        rows = along.all(dim=1)
-        first = int(rows.long().argmax())
-        if 0 < first and bool(rows[first:].all()) and not bool(along[:first].any()):
-            where = f"every index {first} and above of dimension {dim}"
-            break
+    else:
+        where = _outside_leading_block(unwritten)
     if where is None:
         return []
     return [f"the unwritten elements are {where}: does the grid cover the last partial block "
             "(triton.cdiv(n, BLOCK) programs, each store masked)?"]
+
+
+def _outside_leading_block(unwritten: torch.Tensor) -> str | None:
+    """``every index 16 and above of dimension 1`` where the written elements are exactly a block
+    ``[0:e0, 0:e1, ...]`` smaller than the tensor (None otherwise, or when nothing was written)."""
+    written = ~unwritten
+    if not bool(written.any()) or bool(written.all()):
+        return None
+    extents = []
+    for dim in range(written.dim()):
+        along = written.movedim(dim, 0).reshape(written.shape[dim], -1).any(dim=1)
+        extents.append(int(along.nonzero().max()) + 1)
+    block = torch.zeros_like(written)
+    block[tuple(slice(0, e) for e in extents)] = True
+    if not torch.equal(block, written):
+        return None
+    cut = [f"every index {e} and above of dimension {d}" for d, e in enumerate(extents) if e < written.shape[d]]
+    return " and ".join(cut)
 
 
 def failed_alike(first: list[Mismatch], again: list[Mismatch]) -> bool:
@@ -192,13 +225,13 @@ def errors_against(got: torch.Tensor, truth: torch.Tensor, atol: float, rtol: fl
     return float(units.max()), float(err.max())
 
 
-def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) -> bool:
-    """Whether ``got`` is a TF32 matmul's answer: far closer (10x) to the reference run on inputs rounded to
-    TF32 than to the exact one, where rounding the inputs changes the answer at all.  TF32 rounding is
-    deterministic, so two TF32 results differ only by their fp32 summation order."""
+def model_explains(got: torch.Tensor, exact: torch.Tensor, model: torch.Tensor) -> bool:
+    """Whether ``got`` is ``model``'s answer (the reference at a narrower precision): far closer (10x) to it
+    than to the exact one, where the narrower precision changes the answer at all.  Rounding is deterministic,
+    so two answers of one precision differ only by their summation order."""
     if not (got.dtype.is_floating_point and exact.dtype.is_floating_point):
         return False  # a count or a flag that rounding flips is no matmul's precision
-    got64, exact64, tf64 = (t.to(torch.float64) for t in (got, exact, tf32))
+    got64, exact64, tf64 = (t.to(torch.float64) for t in (got, exact, model))
     if not (torch.isfinite(got64).all() and torch.isfinite(tf64).all()):
         return False
     off_exact, off_tf32 = float((got64 - exact64).abs().max()), float((got64 - tf64).abs().max())
@@ -206,24 +239,47 @@ def tf32_explains(got: torch.Tensor, exact: torch.Tensor, tf32: torch.Tensor) ->
     return changed > 0 and off_tf32 <= 0.1 * off_exact
 
 
-def tf32_explains_all(got: dict, exact: dict, names: list[str], on_tf32_inputs) -> bool:
-    """Whether every failed output in ``names`` is a TF32 matmul's (``tf32_explains``), for inputs cut to TF32
-    either way GPUs do it: rounded (Ampere's cvt.rna) or truncated (measured on an H200).
-    ``on_tf32_inputs(truncate)``: the reference's outputs by name on the cut inputs, or None if it failed."""
-    if not names:
-        return False
-    for truncate in (False, True):
-        tf32 = on_tf32_inputs(truncate)
-        if tf32 is not None and all(name in got and name in tf32 and tf32_explains(
-                got[name].to(exact[name].device), exact[name], tf32[name]) for name in names):
-            return True
-    return False
+def rounded_to(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``t`` rounded to ``dtype`` (to nearest, as a store's conversion does) and back to its own type."""
+    return t.to(dtype).to(t.dtype)
 
 
-def tf32_input(value, role: str, truncate: bool):
-    """A reference argument with TF32's precision: float32 inputs cut, everything else as it is."""
+# The narrower precisions an input may have been cut to, in the order they are tried; TF32 only where the
+# challenge has a matmul-like operation (hints.matmul_like), rounded (Ampere's cvt.rna) or truncated (an H200).
+INPUT_CUTS = {
+    "TF32": (lambda t: to_tf32(t, False), lambda t: to_tf32(t, True)),
+    "float16 inputs": (lambda t: rounded_to(t, torch.float16),),
+    "bfloat16 inputs": (lambda t: rounded_to(t, torch.bfloat16),),
+}
+OUTPUT_ROUNDINGS = (("float16 output", torch.float16), ("bfloat16 output", torch.bfloat16))
+
+
+def precision_explains(got: dict, exact: dict, names: list[str], on_cut_inputs, matmul_like: bool) -> str | None:
+    """The narrower precision that explains every failed output in ``names`` (``model_explains``), or None:
+    ``float16 output``/``bfloat16 output`` where the output is the right answer rounded so; ``TF32`` (only
+    where ``matmul_like``), ``float16 inputs``, ``bfloat16 inputs`` where the reference on inputs cut so is.
+    ``on_cut_inputs(cut)``: the reference's outputs by name on the inputs through ``cut``, or None if it failed."""
+    if not names or any(name not in got or name not in exact for name in names):
+        return None
+
+    def explained(model: dict | None) -> bool:
+        return model is not None and all(name in model and model_explains(
+            got[name].to(exact[name].device), exact[name], model[name]) for name in names)
+
+    for key, dtype in OUTPUT_ROUNDINGS:
+        if explained({name: rounded_to(exact[name], dtype) for name in names
+                      if exact[name].dtype.is_floating_point}):
+            return key
+    for key, cuts in INPUT_CUTS.items():
+        if (key != "TF32" or matmul_like) and any(explained(on_cut_inputs(cut)) for cut in cuts):
+            return key
+    return None
+
+
+def cut_input(value, role: str, cut):
+    """A reference argument at a narrower precision: float32 inputs through ``cut``, everything else as it is."""
     if isinstance(value, torch.Tensor) and value.dtype == torch.float32 and role != "out":
-        return to_tf32(value, truncate)
+        return cut(value)
     return value
 
 

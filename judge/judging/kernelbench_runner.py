@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import math
 import os
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -38,7 +37,7 @@ from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
 from judge.challenge.seeds import case_seed
 from judge.challenge.spec_model import ReferenceError_, Tensor, Tolerance
 from judge.challenge.tensors import TORCH_DTYPES, poison_
-from judge.judging.checks import Mismatch, compare_input, tf32_explains_all, tf32_input
+from judge.judging.checks import Mismatch, compare_input, cut_input, precision_explains
 from judge.judging.kernelbench_checks import CHUNK_ELEMENTS, ConstantOutput, FallbackRan, as_accurate, \
     compare_chunked, equal_input, judge_output, largest_magnitude
 from judge.judging.kernelbench_verdict import fired_rules, is_kernelbench_trial, kernelbench_check, \
@@ -201,22 +200,21 @@ class KernelBenchReference:
         if self.seen:
             self.seen[-1].label = label
 
-    def tf32_explains(self, params: dict, seed: int, got: dict, names: list[str]) -> bool:
-        """Whether the failed outputs are a TF32 matmul's: Model on the float32 inputs cut to TF32 (checks.py)."""
+    def precision_of(self, params: dict, seed: int, got: dict, names: list[str]) -> str | None:
+        """The narrower precision the failed outputs match: Model on the float32 inputs cut (checks.py)."""
+        from judge.judging.hints import matmul_like
+
         inputs = self.problem.inputs(seed, self.device)
-        if not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in inputs):
-            return False
         outputs = [p.name for p in self.spec.parameters if getattr(p, "role", "") == "out"]
         exact = dict(zip(outputs, self.expected(inputs, seed)))
 
-        def on_tf32_inputs(truncate: bool):
+        def on_cut_inputs(cut):
             try:
-                cut = [tf32_input(v, "in", truncate) for v in inputs]
-                return dict(zip(outputs, self.expected(cut, seed)))
+                return dict(zip(outputs, self.expected([cut_input(v, "in", cut) for v in inputs], seed)))
             except Exception:  # noqa: BLE001 - only a hint
                 return None
 
-        return tf32_explains_all(got, exact, names, on_tf32_inputs)
+        return precision_explains(got, exact, names, on_cut_inputs, matmul_like(self.problem.source))
 
 
 def _finite(t: torch.Tensor) -> bool:
@@ -330,6 +328,13 @@ class KernelBenchRunner(Runner):
 
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a problem's sizes are its file's constants."""
+
+    def sized_case(self, sizes: str) -> Case:
+        """None to make: a problem's sizes are its file's constants."""
+        from judge.challenge.cases import CaseSelectionError
+
+        raise CaseSelectionError(f"--sizes {sizes}: a KernelBench problem's sizes are its file's constants; "
+                                 "--case NAME judges one of its trials alone (the run lists their names)")
 
     def start_worker(self) -> bool:
         why = self.cannot_build()

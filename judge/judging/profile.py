@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.challenge.cases import benchmark_cases, describe
+from judge.judging.profile_needs import NEEDS_GPU
 from judge.challenge.seeds import case_seed as derive_case_seed
 from judge.judging.reference import Reference
 from judge.timing import kernel_profile
@@ -37,11 +38,6 @@ from judge.worker.limits import Limits
 
 __all__ = ["ProfileOptions", "ProfileError", "profile_solution", "NEEDS_GPU", "choose_case"]
 
-NEEDS_GPU = (
-    "judge profile reads what the GPU itself recorded of the solution's kernels (CUPTI's activity records, "
-    "and Nsight Compute's hardware counters), so it needs an NVIDIA GPU and a CUDA build of torch; this run "
-    "is in CPU mode (--interpret, or no GPU that torch can use). In CPU mode, 'judge run' checks a solution's "
-    "answers through Triton's interpreter; profile it on a machine with a GPU.")
 NCU_NOT_FOUND = ("Nsight Compute (ncu) was not found (PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin, "
                  "/opt/nvidia/nsight-compute): the report has CUPTI's records only. Nsight Compute comes with "
                  "the CUDA toolkit; with it, judge profile adds DRAM and SM throughput, occupancy, cache hit "

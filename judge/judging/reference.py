@@ -14,7 +14,8 @@ import torch
 
 from judge.challenge.exact_math import exact_math
 from judge.challenge.spec_model import ReferenceError_
-from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input
+from judge.judging.checks import Mismatch, compare_input, compare_output, cut_input, precision_explains
+from judge.judging.hints import matmul_like
 from judge.challenge.spec import Spec, Tensor
 from judge.challenge.tensors import TORCH_DTYPES, make_arguments, poison_value
 from judge.worker.arguments import CallArguments
@@ -86,21 +87,21 @@ class Reference:
         judge places for the call (the same generator as ``check``'s, so the same values bit for bit)."""
         return CallArguments(make_arguments(self.spec, params, seed, self.device))
 
-    def tf32_explains(self, params: dict, seed: int, got: dict[str, torch.Tensor], names: list[str]) -> bool:
-        """Whether the failed outputs ``names`` are what a TF32 matmul gives: the reference run in float32
-        on its float32 inputs rounded to TF32 (checks.tf32_explains).  Only asked after a wrong answer."""
+    def precision_of(self, params: dict, seed: int, got: dict[str, torch.Tensor], names: list[str]) -> str | None:
+        """The narrower precision the failed outputs ``names`` match (checks.precision_explains): the answer
+        rounded to float16 or bfloat16, or the reference on float32 inputs cut to TF32 (where the reference
+        has a matmul-like operation), float16 or bfloat16.  Only asked after a wrong answer."""
         args = make_arguments(self.spec, params, seed, self.device)
-        if not any(isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in args):
-            return False
-        return tf32_explains_all(got, self.expected(args), names, lambda truncate: self._on_tf32_inputs(args, truncate))
+        return precision_explains(got, self.expected(args), names, lambda cut: self._on_cut_inputs(args, cut),
+                                  matmul_like(self.spec.reference_code))
 
-    def _on_tf32_inputs(self, args: list, truncate: bool) -> dict[str, torch.Tensor] | None:
-        """The reference in float32 on its float32 inputs cut to TF32; None if it fails."""
+    def _on_cut_inputs(self, args: list, cut) -> dict[str, torch.Tensor] | None:
+        """The reference on its float32 inputs through ``cut``; None if it fails."""
         work = []
         for value, p in zip(args, self.spec.parameters):  # a fresh copy of what is not cut: the reference writes
-            cut = tf32_input(value, getattr(p, "role", "in"), truncate)
-            work.append(cut.clone() if cut is value and isinstance(value, torch.Tensor) else cut)
-        try:  # TF32's rounding is simulated on the inputs: the arithmetic itself stays exact
+            narrow = cut_input(value, getattr(p, "role", "in"), cut)
+            work.append(narrow.clone() if narrow is value and isinstance(value, torch.Tensor) else narrow)
+        try:  # the narrower precision is simulated on the inputs: the arithmetic itself stays exact
             with torch.no_grad(), exact_math():
                 self.function(*work)
         except Exception:  # noqa: BLE001 - only a hint: the reference's own failure is reported elsewhere

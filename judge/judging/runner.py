@@ -20,13 +20,14 @@ import torch
 
 from judge import __version__
 from judge.challenge.cases import Case, benchmark_cases, call_seed, case_elements, describe, generate_cases, \
-    limits_for, shrink, skipped_explicit
+    limits_for, parse_sizes, select_case, shrink, shrink_case, sized_case, skipped_explicit
 from judge.judging.bench_context import BenchContext, BenchSettings, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming
 from judge.judging.reference import BadReply, JudgeOutOfMemory, Reference, ReferenceError_
 from judge.challenge.spec import Spec
 from judge.judging.checks import failed_alike
 from judge.judging.failures import NONDETERMINISTIC, headline
+from judge.judging.hints import add_grid_hint, precision_hint
 from judge.judging.verdict import CaseResult, Verdict, overall_verdict
 from judge.base.trace import mark
 from judge.worker.arguments import CallArguments
@@ -39,10 +40,6 @@ __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_d
 UNINITIALISED_HINT = ("this case passes when its outputs start at zero: the kernel accumulates into (or keeps "
                       "values of) an output that starts uninitialised. Outputs are allocated with torch.empty, here "
                       "as on LeetGPU, so zero it first inside solve() (output.zero_()) before adding to it")
-TF32_HINT = ("the result matches a matmul whose inputs were rounded to TF32 (10-bit mantissa): tl.dot's default "
-             "precision on NVIDIA GPUs since Ampere is TF32, about 1e-3 relative error. Use tl.dot(a, b, "
-             "input_precision=\"ieee\") for fp32 accuracy, or \"tf32x3\" for speed with fp32-level error "
-             "(solutions/matmul/tf32x3.py)")
 NO_KERNEL = ("solve() launched no Triton kernel of its own in this call (a @triton.jit function of the solution's "
              "files): the rule that the answer come from the solution's own kernel (--require-kernel, or the "
              "challenge's require_kernel: true) rejects an answer that torch computed alone")
@@ -86,6 +83,8 @@ class Options:
     require_kernel: bool = False  # every call must launch a kernel of the solution's own (besides the spec's rule)
     torch_compile: bool = False  # a KernelBench problem: also time its Model under torch.compile (--torch-compile)
     sanitize: tuple = ()  # afterwards, the failing case under these compute-sanitizer tools (judging/sanitize.py)
+    only_case: str | None = None  # --case NAME: judge this case of the run alone
+    sizes: str | None = None  # --sizes rows=32,cols=1: judge these sizes alone (a YAML spec's; cases.parse_sizes)
 
     def call_timeout(self, interpret: bool | None = None) -> float:
         """``timeout``, else the default of the mode: ``interpret`` is the mode the run
@@ -247,6 +246,8 @@ class Runner:
         self.reference: Reference | None = None
         self.first_call = True
         self.zero_outputs = False  # the next calls' outputs start at zero, not poison (diagnose_uninitialised)
+        self.rerun = False  # the next call repeats the failed one's inputs (diagnose_nondeterminism)
+        self.calls = 0  # solve() calls requested so far (call_what)
         self.last_got: dict | None = None  # the last reply's tensors (check_reply)
         self.last_problems: list = []  # the last checked call's failed outputs (diagnose_nondeterminism)
         self.shrunk = False
@@ -263,19 +264,22 @@ class Runner:
         mark("judging starts")
         result.environment = environment(self.device)
         result.device = result.environment.get("gpu", "cpu (Triton interpreter)")
-        cases = self.prepare()
+        cases = self.selected(self.prepare())
+        size_notes = list(result.notes)  # CPU mode's caps, the rules: about calls that may never be made
         self.events.started(result, len(cases))
         self.spawn_baseline()
-        if not self.start_worker():
+        if not self.start_worker():  # the file never ran: no size was judged, no rule applied (issue 49 item 4)
+            result.notes = [note for note in result.notes if note not in size_notes]
             result.phases_s["total"] = time.perf_counter() - started
             return result
         result.phases_s["start_worker"] = time.perf_counter() - started
         with self.gpu_turn():
             tests_started = time.perf_counter()
             self.run_tests(cases)
+            add_grid_hint(result.tests)  # a hint that needs every case's outcome (hints.py)
             result.phases_s["tests"] = time.perf_counter() - tests_started
             result.verdict = overall_verdict(result.tests)
-            if result.verdict == Verdict.ACCEPTED:
+            if result.verdict == Verdict.ACCEPTED and not self.alone:
                 self.run_benchmarks()
                 result.verdict = overall_verdict(result.tests + self.benchmark_failures())
         result.message = self.summary_message()
@@ -314,6 +318,26 @@ class Runner:
         self.reference = Reference(self.spec, self.device)
         return cases
 
+    @property
+    def alone(self) -> bool:
+        """Whether one case is judged alone (--case, --sizes): no benchmarks, a verdict of that case only."""
+        return self.options.only_case is not None or self.options.sizes is not None
+
+    def selected(self, cases: list[Case]) -> list[Case]:
+        """The one case --case or --sizes asks for (CaseSelectionError if there is none), else ``cases``."""
+        if not self.alone:
+            return cases
+        case = self.sized_case(self.options.sizes) if self.options.sizes is not None else \
+            select_case(cases, self.options.only_case)
+        what = case.name if case.name == case.label() else f"{case.name}: {case.label() or 'its shipped inputs'}"
+        self.result.notes.append(f"one case judged alone ({what}): the verdict is this case's, not the challenge's; "
+                                 "no benchmarks")
+        return [case]
+
+    def sized_case(self, sizes: str) -> Case:
+        """--sizes: a case of those sizes, within the spec's ranges (ShippedRunner, KernelBenchRunner: none)."""
+        return sized_case(parse_sizes(sizes, self.spec))
+
     def note_rules(self) -> None:
         if self.require_kernel:
             self.result.notes.append(REQUIRE_KERNEL_NOTE)
@@ -321,7 +345,7 @@ class Runner:
     def note_caps(self) -> None:
         """CPU mode's notes: the caps (and the option that moves them), the explicit sizes they leave out
         and the exact option that runs them."""
-        if not self.interpret:
+        if not self.interpret or self.alone:  # one case alone: the caps chose no size of it
             return
         budget = self.options.cpu_elements
         self.result.notes.append(cpu_caps_note(self.spec, budget))
@@ -490,7 +514,11 @@ class Runner:
         first = self.last_problems
         if not first:  # not a failed check (a verdict the worker reported): nothing to compare with
             return
-        again = self.run_case(case)
+        self.rerun = True
+        try:
+            again = self.run_case(case)
+        finally:
+            self.rerun = False
         if again.verdict == Verdict.WRONG_ANSWER and failed_alike(first, self.last_problems):
             return
         if again.verdict in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):  # a crash or a time-out says nothing here
@@ -528,7 +556,7 @@ class Runner:
         except SubmissionInvalid as exc:
             return CaseResult(case.name, case.kind, case.params, Verdict(exc.verdict), str(exc))
         except WorkerTimeout as exc:
-            return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, str(exc))
+            return self.failed(case, Verdict.TIME_LIMIT_EXCEEDED, f"{exc} ({self.call_where(case)})")
         except WorkerCrashed as exc:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if header.get("ok") and not _is_time(header.get("time_ms")):
@@ -556,25 +584,26 @@ class Runner:
             return self.failed(case, Verdict.RUNTIME_ERROR, str(exc))
         if problems:
             message, cause = " | ".join(p.message() for p in problems), " | ".join(p.cause() for p in problems)
-            if self.looks_like_tf32(case, seed, problems):
-                message, cause = f"{TF32_HINT}\n{message}", f"{cause} (a TF32 matmul)"
+            precision = self.precision_hint(case, seed, problems)
+            if precision:
+                message, cause = f"{precision_hint(precision)}\n{message}", f"{cause} (matches {precision})"
             return CaseResult(case.name, case.kind, case.params, Verdict.WRONG_ANSWER, message,
                               header.get("time_ms"), cause=f"wrong_answer: {cause}")
         return CaseResult(case.name, case.kind, case.params, Verdict.ACCEPTED, "", header.get("time_ms"))
 
-    def looks_like_tf32(self, case: Case, seed: int, problems: list) -> bool:
-        """A failed output that a matmul on TF32-rounded inputs explains (reference.tf32_explains)."""
+    def precision_hint(self, case: Case, seed: int, problems: list) -> str | None:
+        """The narrower precision the failed outputs match (reference.precision_of), or None."""
         outputs = [p.name for p in problems if not p.modified_input]
         if not outputs or self.last_got is None:
-            return False
+            return None
         try:
-            return self.tf32_explains(case, seed, outputs)
+            return self.precision_of(case, seed, outputs)
         except Exception:  # noqa: BLE001 - a hint must never cost the verdict
-            return False
+            return None
 
-    def tf32_explains(self, case: Case, seed: int, names: list[str]) -> bool:
+    def precision_of(self, case: Case, seed: int, names: list[str]) -> str | None:
         """The reference's answer (ShippedRunner asks its own, per shipped case)."""
-        return self.reference.tf32_explains(case.params, seed, self.last_got, names)
+        return self.reference.precision_of(case.params, seed, self.last_got, names)
 
     def call_worker(self, case: Case, seed: int) -> tuple[dict, dict]:
         """One call: its arguments drawn here from ``seed`` and placed in the shared memory; the reply, and the
@@ -590,6 +619,19 @@ class Runner:
     def call_arguments(self, case: Case, seed: int) -> CallArguments:
         return self.reference.call_arguments(case.params, seed)
 
+    def call_where(self, case: Case) -> str:
+        """Which call a time-out stopped: the case (or why a call beyond the case's own was made) and its number
+        in the run; a time-out said only the sizes (issue 49 item 5).  Only a time-out's message gets it: the
+        cause failures are grouped by, and the search for a smaller size compares, stays free of case names."""
+        name = "a smaller size the search for the smallest failing one tried" if case.kind == "shrink" else \
+            f"case {case.name}"
+        why = (", run again on the same inputs to tell a race from an error at this size" if self.rerun else
+               ", run with its outputs zeroed to tell an output never initialised" if self.zero_outputs else "")
+        before = self.calls - 1
+        ordinal = f"call {self.calls} of this run; the {before} before it finished" if before > 0 else \
+            "the run's first call"
+        return f"{name}{why}, {ordinal}"
+
     def outputs_zeroed(self, call: CallArguments) -> CallArguments:
         """``call`` with the out tensors zeroed instead of poisoned while ``zero_outputs`` is on (the ones that
         start from a challenge's values stay as they are)."""
@@ -603,6 +645,7 @@ class Runner:
         """A ``call`` with its deadline: the per-call timeout; the first call on new sizes may compile, up to
         ``--compile-timeout`` (worker/client.Worker.request)."""
         self.first_call = False
+        self.calls += 1
         reply, _ = self.worker.request(header, self.options.call_timeout(self.interpret), what,
                                        cap=self.options.compile_timeout)
         self.note_cuda_on_cpu(reply)
@@ -626,7 +669,7 @@ class Runner:
 
     def check_reply(self, case: Case, seed: int, header: dict, got: dict) -> list:
         """Every tensor of a call, as the shared memory holds it after the call, against the judge's own values."""
-        self.last_got = got  # for a hint if the check fails (looks_like_tf32)
+        self.last_got = got  # for a hint if the check fails (precision_hint)
         return self.reference.check(case.params, seed, got)
 
     def stop_worker_for_memory(self) -> None:
@@ -668,7 +711,7 @@ class Runner:
             once made every later call fail, and rows=1, cols=1 was named although it had passed)."""
             if self.worker_deaths >= MAX_WORKER_DEATHS:
                 return False  # each death costs a new worker: stop searching
-            probe = self.run_case(Case(f"shrink:{describe(params)}", "shrink", params))
+            probe = self.run_case(shrink_case(params))
             return probe.verdict == outcome.verdict and probe.cause == outcome.cause
 
         limits = limits_for(self.spec, self.interpret, self.options.cpu_elements)
@@ -732,7 +775,7 @@ class Runner:
                       if t.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED)), None)
         if first is None:
             return self.result.message
-        sizes = f" ({describe(first.params)})" if first.params else ""  # a LeetGPU test may have no scalars
+        sizes = f" ({describe(first.params)})" if first.params and first.name != describe(first.params) else ""  # none: no scalars (LeetGPU), or named by them (--sizes)
         return f"{first.verdict.value} on {first.name}{sizes}: {headline(first.message)}"
 
 

@@ -145,9 +145,9 @@ def pick_case(runner, cases: list) -> Case | None:
     for test, case in failed[:1]:
         smallest = test.details.get("smallest_failing")
         if smallest and smallest != case.params and not hasattr(case, "arguments"):
-            from judge.challenge.cases import describe
+            from judge.challenge.cases import shrink_case
 
-            case = Case(f"shrink:{describe(smallest)}", "shrink", smallest)  # the search's own name: its seed
+            case = shrink_case(smallest)  # the search's own name: its seed
         if _elements(runner, case) <= SANITIZE_ELEMENTS:
             return case
     fits = [c for _, c in ran if _elements(runner, c) <= SANITIZE_ELEMENTS]

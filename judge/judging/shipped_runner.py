@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import torch
 
-from judge.challenge.cases import Case
+from judge.challenge.cases import Case, CaseSelectionError
 from judge.challenge.leetgpu import ShippedCase, build_performance_test, build_tests, expected_outputs, \
     without_asserts
 from judge.challenge.leetgpu_format import CPU_ELEMENT_BUDGET
@@ -25,7 +25,7 @@ from judge.challenge.shipped_module import tensors as module_tensors
 from judge.challenge.spec import Tensor
 from judge.challenge.spec_model import Module, ReferenceError_
 from judge.challenge.tensors import TORCH_DTYPES, poison_, poison_value
-from judge.judging.checks import Mismatch, compare_input, compare_output, tf32_explains_all, tf32_input, errors_against
+from judge.judging.checks import Mismatch, compare_input, compare_output, cut_input, precision_explains, errors_against
 from judge.judging.error_order import UNIT_ROUNDOFF, OrderCheck, order_note
 from judge.judging.reference import within_memory
 from judge.worker.arguments import CallArguments
@@ -149,18 +149,30 @@ class ShippedReference:
             self._rounding[case.name] = found
         return found
 
-    def tf32_explains_case(self, case: ShippedCase, got: dict[str, torch.Tensor], names: list[str]) -> bool:
-        """Whether the failed outputs ``names`` are a TF32 matmul's: ``reference_impl`` on the case's float32
-        inputs cut to TF32, rounded or truncated (checks.tf32_explains, as Reference.tf32_explains)."""
-        def on_tf32_inputs(truncate: bool) -> dict[str, torch.Tensor] | None:
-            arguments = {name: tf32_input(value, case.roles.get(name, "in"), truncate)
+    def precision_of_case(self, case: ShippedCase, got: dict[str, torch.Tensor], names: list[str]) -> str | None:
+        """The narrower precision the failed outputs ``names`` match: ``reference_impl`` on the case's float32
+        inputs cut (checks.precision_explains, as Reference.precision_of)."""
+        def on_cut_inputs(cut) -> dict[str, torch.Tensor] | None:
+            arguments = {name: cut_input(value, case.roles.get(name, "in"), cut)
                          for name, value in case.arguments.items()}
             try:  # expected_outputs runs reference_impl on copies
                 return expected_outputs(self.instance, replace(case, arguments=arguments), self.spec.source)
             except Exception:  # noqa: BLE001 - only a hint
                 return None
 
-        return tf32_explains_all(got, self.expected(case), names, on_tf32_inputs)
+        return precision_explains(got, self.expected(case), names, on_cut_inputs, self.matmul_like())
+
+    def matmul_like(self) -> bool:
+        """Whether ``reference_impl`` has a matmul-like operation (hints.matmul_like); True when its source
+        cannot be read (the TF32 hint as before)."""
+        import inspect
+
+        from judge.judging.hints import matmul_like
+
+        try:
+            return matmul_like(inspect.getsource(type(self.instance).reference_impl))
+        except (OSError, TypeError, AttributeError):
+            return True
 
     def call_arguments(self, params: dict, seed: int, case: ShippedCase | None = None) -> CallArguments:
         """The arguments of a call on ``case`` (the performance test as a timed call's generator drew it; None:
@@ -282,14 +294,19 @@ class ShippedRunner(Runner):
         """Not early: the performance test is built only when the benchmarks run."""
 
     def check_reply(self, case: ShippedCase, seed: int, header: dict, got: dict) -> list:
-        self.last_got = got  # for a hint if the check fails (Runner.looks_like_tf32)
+        self.last_got = got  # for a hint if the check fails (Runner.precision_hint)
         return within_memory(self.reference.check_case, case, got)
 
-    def tf32_explains(self, case: ShippedCase, seed: int, names: list[str]) -> bool:
-        return self.reference.tf32_explains_case(case, self.last_got, names)
+    def precision_of(self, case: ShippedCase, seed: int, names: list[str]) -> str | None:
+        return self.reference.precision_of_case(case, self.last_got, names)
 
     def search_smaller(self, case: Case, outcome) -> None:
         """No search: a LeetGPU test's tensors come from its generator, not from sizes the judge can shrink."""
+
+    def sized_case(self, sizes: str) -> Case:
+        """None to make: a LeetGPU test's tensors come from its generator, not from sizes."""
+        raise CaseSelectionError(f"--sizes {sizes}: a LeetGPU challenge folder's tests come from its generators, "
+                                 "not from sizes; --case NAME judges one of them alone (the run lists their names)")
 
     def benchmark_cases(self) -> list[ShippedCase]:
         """The challenge's performance test, built now (only a GPU run with benchmarks needs it)."""

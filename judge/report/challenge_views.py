@@ -58,19 +58,27 @@ def catalogue_table(console, entries) -> Table:
     return table
 
 
+# How a listing's columns share what is left of its width (report/console.LIST_WIDTH in a pipe): the long
+# signatures and sizes wrap inside their cells instead of making the table 377 columns wide.
+_LIST_RATIOS = {"title": 2, "signature": 3, "performance test": 2, "status": 2, "one call": 1}
+
+
 def leetgpu_table(console, listed) -> Table:
     """The LeetGPU challenge folders found (leetgpu.list_folder), with their performance test
     and why one cannot run."""
+    titled = not console.no_color  # in a pipe the name says it: the title's column goes (LIST_WIDTH)
     table = Table(box=table_box(console))
-    for header in ("name", "title", "difficulty", "signature", "performance test", "status"):
-        table.add_column(header)
+    headers = ["name"] + (["title"] if titled else []) + ["difficulty", "signature", "performance test", "status"]
+    for header in headers:
+        table.add_column(header, no_wrap=header in ("name", "difficulty"), ratio=_LIST_RATIOS.get(header),
+                         overflow="fold")
     for item in listed:
         spec = item.spec
         size = item.performance + (f" ({item.performance_bytes / 1e6:.1f} MB)" if item.performance_bytes else "")
         status = f"[red]cannot run: {escape(item.problem)}[/]" if item.problem else "ok"
         difficulty = spec.difficulty if spec else item.folder.parent.name
-        table.add_row(item.folder.name, escape(spec.title) if spec else "", difficulty,
-                      spec.signature_text() if spec else "", escape(size), status)
+        title = [escape(spec.title) if spec else ""] if titled else []
+        table.add_row(item.folder.name, *title, difficulty, spec.signature_text() if spec else "", escape(size), status)
     return table
 
 
@@ -79,7 +87,7 @@ def kernelbench_table(console, listed) -> Table:
     the file's sizes, and why one cannot run."""
     table = Table(box=table_box(console))
     for header in ("name", "title", "level", "signature", "one call", "status"):
-        table.add_column(header)
+        table.add_column(header, no_wrap=header in ("name", "level"), ratio=_LIST_RATIOS.get(header))
     for item in listed:
         spec = item.spec
         size = _megabytes(spec.bytes_formula) if spec is not None and spec.outputs else "?"

@@ -15,12 +15,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from judge.base.text import bounded, clean_text
-from judge.judging.failures import group_failures
+from judge.judging.failures import group_failures, headline
 from judge.judging.verdict import Verdict
 
 MARKS = {Verdict.ACCEPTED: ("✓", "green"), Verdict.SKIPPED: ("-", "dim")}
 FAIL_MARK = ("✗", "red")
 PLAIN_WIDTH = 400
+LIST_WIDTH = 120  # a listing in a pipe: its long cells (signatures, sizes) wrap within this many columns
 MAX_FAILURES = 3  # distinct failures (failed cases grouped by cause) shown in full: judge run --max-failures
 NAMED_CASES = 8  # the other cases of a group, named by case and sizes
 
@@ -29,14 +30,15 @@ def plain_wanted(stream) -> bool:
     return bool(os.environ.get("NO_COLOR")) or not getattr(stream, "isatty", lambda: False)()
 
 
-def make_console(stream=None, plain: bool | None = None) -> Console:
-    """A console on ``stream`` (stdout by default): rich on a terminal, plain otherwise."""
+def make_console(stream=None, plain: bool | None = None, plain_width: int = PLAIN_WIDTH) -> Console:
+    """A console on ``stream`` (stdout by default): rich on a terminal, plain otherwise, ``plain_width`` wide
+    (a listing that wraps its cells asks for LIST_WIDTH)."""
     stream = stream or sys.stdout
     plain = plain_wanted(stream) if plain is None else plain
     if plain:
-        # Logs and pipes have no width: never cut a table to $COLUMNS there.
+        # Logs and pipes have no width: never cut a run's table to $COLUMNS there.
         return Console(file=stream, no_color=True, highlight=False, emoji=False, soft_wrap=False,
-                       force_terminal=False, width=PLAIN_WIDTH)
+                       force_terminal=False, width=plain_width)
     return Console(file=stream, highlight=False)
 
 
@@ -72,14 +74,15 @@ def render_tests(console: Console, result) -> None:
     for case in result.tests:
         mark, style = MARKS.get(case.verdict, FAIL_MARK)
         sizes = ", ".join(f"{k}={v}" for k, v in case.params.items())
-        detail = f"the same as {case_name}" if (case_name := same_as.get(id(case))) else _first_line(case.message)
+        detail = f"the same as {case_name}" if (case_name := same_as.get(id(case))) else _first_line(headline(case.message))
         table.add_row(f"[{style}]{mark}[/]", escape(case.name), sizes, f"[{style}]{case.verdict.value}[/]",
                       _fmt_ms(case.time_ms), escape(detail))
     console.print(table)
 
 
 def _case_label(case) -> str:
-    return f"{case.name} ({', '.join(f'{k}={v}' for k, v in case.params.items())})"
+    sizes = ", ".join(f"{k}={v}" for k, v in case.params.items())
+    return case.name if case.name == sizes else f"{case.name} ({sizes})"  # a --sizes case is named by its sizes
 
 
 def _named(cases: list, limit: int = NAMED_CASES) -> str:
@@ -131,9 +134,51 @@ def render_run(console: Console, result, benchmarks_renderer=None, max_failures:
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     style = "green" if result.verdict == Verdict.ACCEPTED else "red"
-    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(_first_line(result.message, 200))}"
-                  + unsealed_mark(result))
-    if result.verdict not in (Verdict.ACCEPTED, Verdict.INVALID_SUBMISSION):
-        console.print(f"[dim]reproduce with: --seed {result.seed}[/]")
-    if result.verdict == Verdict.INVALID_SUBMISSION and result.message:
-        console.print(bounded(clean_text(result.message)), markup=False, highlight=False)
+    summary = verdict_summary(result.message)
+    console.print(f"[bold {style}]{result.verdict.value.upper()}[/] {escape(summary)}" + unsealed_mark(result))
+    if result.verdict != Verdict.ACCEPTED and result.tests:
+        console.print(f"[dim]{escape(reproduce_line(result))}[/]")
+    if not result.tests:  # no failure above told the message in full (the file never ran): the rest of it
+        rest = message_rest(result.message, summary)
+        if rest:
+            console.print(rest, markup=False, highlight=False)
+
+
+def message_rest(message: str, summary: str) -> str:
+    """What ``message`` says beyond the verdict line's ``summary``: all of it but a first line the summary
+    already shows (an INVALID_SUBMISSION's one-line message was printed twice)."""
+    lines = bounded(clean_text(message or "")).strip().splitlines()
+    if lines and summary.startswith(lines[0].rstrip(":").rstrip()):
+        lines = lines[1:]
+    return "\n".join(lines).strip("\n")
+
+
+def reproduce_line(result) -> str:
+    """``reproduce with: --seed 1; this case alone: --seed 1 --case edge-2; the smallest failing size alone:
+    --seed 1 --sizes rows=2,cols=1`` (judge run's --case and --sizes; issue 49 item 6)."""
+    import shlex
+
+    from judge.challenge.cases import sizes_argument
+
+    seed = f"--seed {result.seed}"
+    parts = [f"reproduce with: {seed}"]
+    first = next((t for t in result.tests if t.verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED)), None)
+    if first is None:
+        return parts[0]
+    if first.kind == "sizes":
+        parts.append(f"this case alone: {seed} --sizes {sizes_argument(first.params)}")
+    elif first.kind != "benchmark":
+        parts.append(f"this case alone: {seed} --case {shlex.quote(first.name)}")
+    smallest = first.details.get("smallest_failing")
+    if smallest and smallest != first.params:
+        parts.append(f"the smallest failing size alone: {seed} --sizes {sizes_argument(smallest)}")
+    return "; ".join(parts)
+
+
+def verdict_summary(message: str) -> str:
+    """The verdict line's text: a message's headline (a traceback's last line), after its first line where
+    that only introduces the rest ("importing the solution failed:")."""
+    lines = [line for line in clean_text(message or "").strip().splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":") and not lines[0].startswith("Traceback"):
+        return _first_line(f"{lines[0]} {headline(chr(10).join(lines[1:]))}", 200)
+    return _first_line(headline("\n".join(lines)), 200)

@@ -79,6 +79,7 @@ def _start() -> bool:
         env = {k: v for k, v in os.environ.items() if k not in compat.SECRET_NAMES}  # never in the server
         argv = daemon_argv(path, IDLE_S) + ["--auto", "--lock-fd", str(lock.fileno())]
         with open(log_path, "a") as log:  # the server's "ready" and its log; our copy of the lock goes below
-            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                             cwd=compat.PACKAGE_ROOT, start_new_session=True, pass_fds=(lock.fileno(),))
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                                       cwd=compat.PACKAGE_ROOT, start_new_session=True, pass_fds=(lock.fileno(),))
+        client.note_starting(path, process.pid)  # a run typed meanwhile waits for it, or says it is starting
     return True

@@ -157,7 +157,9 @@ def describe(server: FoundServer) -> list[str]:
     if server.stop_with is not None:
         head += f" · stops with process {server.stop_with}"
     if not status:
-        return [head + " · not answering (stopping, or its socket is gone)", f"  socket {server.socket}"]
+        state = "starting (importing torch and triton; it serves once it answers)" \
+            if client.starting_pid(server.socket) == server.pid else "not answering (stopping, or its socket is gone)"
+        return [f"{head} · {state}", f"  socket {server.socket}"]
     lines = [f"{head} · {status.get('served', 0)} command(s) served", f"  socket {server.socket}",
              f"  judge  {status.get('judge')} · python {status.get('python')} · torch {status.get('torch')} · "
              f"triton {status.get('triton')}" + (f" ({status['triton_mode']}: the workers it forks)"
@@ -169,13 +171,18 @@ def describe(server: FoundServer) -> list[str]:
 def status_lines(here: dict | None, others: list[FoundServer], socket) -> list[str]:
     """``judge server status``: the server this checkout uses here (its answer to ``status``, or None
     and the socket it would have), then every other server of this user."""
-    if here is None:
+    starting = client.starting_pid(socket) if here is None else None
+    if starting is not None:
+        lines = [f"the judge server for this checkout is starting (pid {starting}): 'judge run' uses it once it "
+                 f"answers (socket {socket})"]
+    elif here is None:
         lines = [f"no judge server serves this checkout here (its socket would be {socket})"]
     else:
         lines = ["judge server for this checkout here:"] + ["  " + s for s in describe(FoundServer.answered(here))]
         if not here.get("fingerprint_ok"):
             lines.append("  out of date: the judge or its torch/triton changed; the next command stops it "
                          "('judge server start' starts a new one)")
+    others = [server for server in others if server.pid != starting]
     if others:
         lines.append(f"other judge servers of yours ({len(others)}; 'judge server stop --all' stops every one):")
         lines += ["  " + line for server in others for line in describe(server)]

@@ -75,6 +75,7 @@ def _spawn(path, log_path, idle_s: float) -> int:
     with open(log_path, "a") as log:
         process = subprocess.Popen(daemon_argv(path, idle_s), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=log, env=env, cwd=compat.PACKAGE_ROOT, start_new_session=True, text=True)
+    client.note_starting(path, process.pid)
     line = _first_line(process, START_TIMEOUT_S)
     if line != "ready":
         process.kill()

@@ -98,8 +98,16 @@ def _api_routes(app: Flask, settings: Settings) -> None:
         items = settings.catalogue.items()
         with _history(settings) as conn:
             best = best_results(conn, sorted({i.name for i in items}))
-        return jsonify({"challenges": [{**asdict(i), "best": best.get(i.name)} for i in items],
+        catalogue = settings.catalogue
+        return jsonify({"challenges": [{**asdict(i), "best": best.get(i.name),
+                                        "link": i.name if catalogue.resolve(i.name) == i.ref else i.ref} for i in items],
                         "workspace": str(settings.workspace.root), "mode": _mode(settings)})
+
+    @app.get("/api/catalogue-progress")
+    def catalogue_progress():
+        """How far the listing of a LeetGPU folder has come (while /api/challenges lists it): the page's
+        "loading the challenges…" says it."""
+        return jsonify(settings.catalogue.progress)
 
     @app.get("/api/status")
     def status():
@@ -113,7 +121,8 @@ def _api_routes(app: Flask, settings: Settings) -> None:
     def challenge():
         spec = _spec_or_404(settings, request.args.get("ref", ""))
         drafts = settings.workspace.files(spec.name)
-        return jsonify({**challenge_page(spec), "ref": request.args["ref"], "drafts": drafts,
+        return jsonify({**challenge_page(spec), "ref": request.args["ref"],
+                        "listed_as": settings.catalogue.resolve(request.args["ref"]), "drafts": drafts,
                         "language": _first_language(settings, spec, drafts)})
 
 
@@ -200,7 +209,10 @@ def _run_routes(app: Flask, settings: Settings) -> None:
         body = request.get_json(silent=True) or {}
         ref, file, text = str(body.get("ref", "")), str(body.get("file", "")), body.get("text")
         profile = bool(body.get("profile"))
-        submit = bool(body.get("submit")) and not profile
+        case, seed = body.get("case"), body.get("seed")  # one case of an earlier run again (its seed: its values)
+        if case is not None and not (isinstance(case, str) and type(seed) is int and 0 <= seed < 2**63):
+            _fail(400, "a case is judged again with the name and the seed of the run it failed in")
+        submit = bool(body.get("submit")) and not profile and case is None
         spec = _spec_or_404(settings, ref)
         # Saved and started under the drafts' lock: a save of the page's still in flight cannot land in between
         # and have the worker judge other text than the one recorded.
@@ -216,9 +228,9 @@ def _run_routes(app: Flask, settings: Settings) -> None:
             if not path.is_file():
                 return jsonify({"error": f"{path.name} is not saved yet"}), 400
             try:
-                judgement = judgements.start(spec, str(path), _options(settings, submit, profile), ref=ref,
-                                             file=file, submit=submit, profile=profile,
-                                             source=text if isinstance(text, str) else None)
+                options = _options(settings, submit, profile) if case is None else _case_options(settings, case, seed)
+                judgement = judgements.start(spec, str(path), options, ref=ref, file=file, submit=submit,
+                                             profile=profile, source=text if isinstance(text, str) else None, case=case)
             except Busy as exc:
                 return _busy(exc.running)
         return jsonify({**judgement.about(), "mtime_ns": path.stat().st_mtime_ns}), 202
@@ -287,6 +299,13 @@ def _options(settings: Settings, submit: bool, profile: bool = False):
     return Options(interpret=settings.interpret, benchmark=submit)
 
 
+def _case_options(settings: Settings, case: str, seed: int):
+    """One case of an earlier run judged again alone, as judge run --case NAME --seed SEED: its sizes and values."""
+    from judge.judging.runner import Options
+
+    return Options(interpret=settings.interpret, benchmark=False, seed=seed, only_case=case)
+
+
 def _mode(settings: Settings) -> str:
     import torch
 
@@ -297,6 +316,8 @@ def _record(settings: Settings, result: dict, judgement) -> str | None:
     """The history's row of a Run or Submit, with the text the page had on screen."""
     from judge.history.recording import record_results
 
+    if judgement.case is not None:  # one case's verdict is no result of the challenge's
+        return None
     return record_results(settings.db_path, settings.no_history, "run", [result],
                           kind="submit" if judgement.submit else "run", source=judgement.source)
 
@@ -340,6 +361,6 @@ def _history(settings: Settings):
 
 
 def _run_row(run: dict) -> dict:
-    keep = ("id", "created_at", "command", "kind", "solution_path", "solution_hash", "verdict", "mode", "device",
-            "tests_passed", "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
+    keep = ("id", "created_at", "command", "kind", "solution_path", "solution_hash", "verdict", "message", "mode",
+            "device", "tests_passed", "tests_total", "score_ms", "score_ci_low_ms", "score_ci_high_ms")
     return {k: run.get(k) for k in keep}

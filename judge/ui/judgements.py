@@ -44,6 +44,7 @@ class Judgement:
     submit: bool = False  # Submit (tests, then the benchmark) or Run (the tests)
     profile: bool = False  # Profile: the kernels of one benchmark case (judge profile), no verdict, not recorded
     source: str | None = None  # the text judged, as the page had it on screen (None: the file as saved)
+    case: str | None = None  # one case judged again alone (judge run --case): its verdict is not recorded
     started_at: float = field(default_factory=time.time)  # the wall clock's, for the page's elapsed time
     events: list = field(default_factory=list)  # (kind, data), appended only
     done: bool = False

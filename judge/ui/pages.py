@@ -31,29 +31,50 @@ class CatalogueItem:
 class Catalogue:
     """The challenges the page may open; nothing else is ever loaded from what a page asks for."""
 
-    def __init__(self, search: SearchPath, leetgpu_dirs=(), kernelbench_dirs=()):
+    def __init__(self, search: SearchPath, leetgpu_dirs=(), kernelbench_dirs=(), cache_dir: Path | None = None):
         self.search, self.leetgpu_dirs = search, tuple(Path(d) for d in leetgpu_dirs)
         self.kernelbench_dirs = tuple(Path(d) for d in kernelbench_dirs)
         self._refs: frozenset = frozenset()
         self._folders: frozenset = frozenset()  # the refs that are LeetGPU folders' paths
+        self._short: dict[str, str] = {}  # a LeetGPU folder's name, where one folder has it: its ref
+        self.cache = FolderCache(cache_dir)
+        self.progress: dict = {}  # while a folder is listed: {"folder", "done", "total"} (the page shows it)
 
     def items(self) -> list[CatalogueItem]:
-        """Listed afresh each time: a spec added to a folder appears on the next visit."""
+        """Listed afresh each time: a spec added to a folder appears on the next visit.  A LeetGPU or
+        KernelBench folder is listed again only when one of its files changed (``FolderCache``): importing
+        every challenge.py of a LeetGPU checkout took 1.5-1.8 s each visit, 24 s on a first start."""
         items = [_yaml_item(e) for e in list_entries(self.search) if e.spec is not None and e.status == "ok"]
         folders = []
         for root in self.leetgpu_dirs:
-            folders += _leetgpu_items(root)
+            folders += self.cache.items(root, lambda r: _leetgpu_items(r, self._progress_of(r)))
         for root in self.kernelbench_dirs:
-            folders += _kernelbench_items(root)
+            folders += self.cache.items(root, _kernelbench_items)
+        self.progress = {}
+        named: dict[str, list[str]] = {}
+        for item in folders:
+            named.setdefault(item.name, []).append(item.ref)
+        self._short = {name: refs[0] for name, refs in named.items() if len(refs) == 1}
         self._folders = frozenset(item.ref for item in folders) - {item.ref for item in items}
         items += folders
         self._refs = frozenset(item.ref for item in items)
         return items
 
-    def load(self, ref: str):
-        """The spec of a listed challenge; LookupError for anything else (a path the page made up)."""
+    def _progress_of(self, root: Path):
+        def progress(done: int, total: int) -> None:
+            self.progress = {"folder": str(root), "done": done, "total": total}
+        return progress
+
+    def resolve(self, ref: str) -> str:
+        """``ref`` as listed: a LeetGPU or KernelBench folder's name (``#/c/3_matrix_transpose``) stands for
+        its path where no other challenge has that name."""
         if ref not in self._refs:
             self.items()
+        return ref if ref in self._refs else self._short.get(ref, ref)
+
+    def load(self, ref: str):
+        """The spec of a listed challenge; LookupError for anything else (a path the page made up)."""
+        ref = self.resolve(ref)
         if ref not in self._refs:
             raise LookupError(f"no challenge {ref!r} in this workspace's catalogue")
         if ref in self._folders:
@@ -75,11 +96,86 @@ def _yaml_item(entry) -> CatalogueItem:
                          spec.signature_text(), size_ranges(spec), tags, entry.origin if entry.is_builtin else str(entry.path))
 
 
-def _leetgpu_items(root: Path) -> list[CatalogueItem]:
+class FolderCache:
+    """A folder's catalogue items, kept while none of its files changed: in memory, and as JSON under the
+    judge's cache folder for the next ``judge ui`` (the key: every file's path, size and modification time
+    under the folder, and the judge's own code, whose reading of a folder may change)."""
+
+    def __init__(self, folder: Path | None = None):
+        self.folder = folder
+        self.memory: dict[str, tuple[str, list[CatalogueItem]]] = {}
+
+    def items(self, root: Path, list_items) -> list[CatalogueItem]:
+        key = folder_key(root)
+        held = self.memory.get(str(root))
+        if held is not None and held[0] == key:
+            return held[1]
+        items = self._read(root, key)
+        if items is None:
+            items = list_items(root)
+            self._write(root, key, items)
+        self.memory[str(root)] = (key, items)
+        return items
+
+    def _file(self, root: Path) -> Path | None:
+        import hashlib
+
+        if self.folder is None:
+            return None
+        return self.folder / f"catalogue-{hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]}.json"
+
+    def _read(self, root: Path, key: str) -> list[CatalogueItem] | None:
+        import json
+
+        file = self._file(root)
+        try:
+            data = json.loads(file.read_text()) if file is not None else None
+            if not isinstance(data, dict) or data.get("key") != key:
+                return None
+            return [CatalogueItem(**{**item, "tags": tuple(item["tags"])}) for item in data["items"]]
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def _write(self, root: Path, key: str, items: list[CatalogueItem]) -> None:
+        import json
+        from dataclasses import asdict
+
+        from judge.grading.outputs import write_atomically
+
+        file = self._file(root)
+        if file is None:
+            return
+        try:
+            write_atomically(file, json.dumps({"key": key, "items": [asdict(i) for i in items]}), 0o600)
+        except OSError:
+            pass  # a cache: the next start lists the folder again
+
+
+def folder_key(root: Path) -> str:
+    """Every file under ``root`` (path, size, modification time; ``__pycache__`` left out) and the judge's
+    code, hashed: another key when a challenge is added, edited or removed."""
+    import hashlib
+    import os
+
+    from judge.server.compat import fingerprint
+
+    parts = [fingerprint()]
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(files):
+            try:
+                st = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            parts.append(f"{os.path.relpath(os.path.join(folder, name), root)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _leetgpu_items(root: Path, progress=None) -> list[CatalogueItem]:
     from judge.challenge.leetgpu import list_folder
 
     out = []
-    for listed in list_folder(root):
+    for listed in list_folder(root, progress):
         if listed.problem or listed.spec is None:  # judge list FOLDER says why; the page lists what runs
             continue
         spec = listed.spec

@@ -94,8 +94,14 @@ function setUpTheme() {
 async function showCatalogue() {
   page = null;
   const view = document.getElementById("view");
-  view.replaceChildren(el("p", {class: "muted"}, "loading the challenges…"));
-  const data = await api("/api/challenges");
+  const loading = el("p", {class: "muted", id: "loading"}, "loading the challenges…");
+  view.replaceChildren(loading);
+  const progress = setInterval(async () => {  // a LeetGPU folder listed for the first time takes seconds: say how far
+    const p = await api("/api/catalogue-progress").catch(() => ({}));
+    if (p.total) loading.textContent = `loading the challenges… ${p.folder}: ${p.done} of ${p.total} folders`;
+  }, 300);
+  let data;
+  try { data = await api("/api/challenges"); } finally { clearInterval(progress); }
   if (location.hash.startsWith("#/c/")) return;  // a challenge was opened while the list loaded
   const difficulties = [...new Set(data.challenges.map((c) => c.difficulty))].sort();
   const sources = [...new Set(data.challenges.map((c) => c.source))].sort();
@@ -108,10 +114,13 @@ async function showCatalogue() {
   const body = el("tbody");
   const render = () => {
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    body.replaceChildren(...data.challenges.filter((c) =>
+    const shown = data.challenges.filter((c) =>
       (!difficulty.value || c.difficulty === difficulty.value) && (!source.value || c.source === source.value) &&
       (!tag.value || c.tags.includes(tag.value)) &&
-      words.every((w) => `${c.name} ${c.title} ${c.signature}`.toLowerCase().includes(w))).map(catalogueRow));
+      words.every((w) => `${c.name} ${c.title} ${c.signature}`.toLowerCase().includes(w)));
+    // A search with no match said nothing: only the table's header was left.
+    body.replaceChildren(...(shown.length ? shown.map(catalogueRow) : [el("tr", {id: "no-match"}, el("td", {colspan: 7,
+      class: "muted"}, `no challenge matches${search.value.trim() ? ` “${search.value.trim()}”` : ""} with these filters`))]));
   };
   // Typing filters as it goes ("input"); a select says "change" (some browsers and drivers fire no "input").
   // Not "change" on the search box: it fires when the box loses focus, as a click on a result begins, and
@@ -127,7 +136,8 @@ function catalogueRow(c) {
   const best = c.best;
   const bestText = !best ? el("span", {class: "muted"}, "not tried") : best.best_ms ? `${fmtMs(best.best_ms)} (GPU)` :
     best.cpu_accepted ? el("span", {class: "accepted"}, "accepted (CPU)") : el("span", {class: "rejected"}, best.last_verdict);
-  return el("tr", {}, el("td", {}, el("a", {href: `#/c/${encodeURIComponent(c.ref)}`, class: "challenge-link"}, c.name)),
+  // c.link: a LeetGPU folder's name where it is the only one (#/c/3_matrix_transpose), else its path
+  return el("tr", {}, el("td", {}, el("a", {href: `#/c/${encodeURIComponent(c.link || c.ref)}`, class: "challenge-link"}, c.name)),
     el("td", {}, c.title), el("td", {}, c.difficulty), el("td", {}, c.source),
     el("td", {}, c.tags.map((t) => el("span", {class: "tag"}, t))), el("td", {}, el("code", {}, c.signature)),
     el("td", {}, bestText));
@@ -151,7 +161,10 @@ async function showChallenge(ref) {
       el("h3", {}, "History"), el("div", {id: "history"}))));
   page = {ref, info, editor: makeEditor(editorHost), lang: null, file: null, mtime: null, dirty: false, saveTimer: null,
     saveProblem: null, judging: null, busyElsewhere: null, events: null};
-  await openLanguage(info.language || "triton");
+  // The language chosen last on this challenge, in this browser: looking at a starter saves its draft, and the
+  // server's guess (the draft edited last) then opened that language on a reload.
+  const kept = localStorage.getItem(`judge-ui-language:${info.name}`);
+  await openLanguage(info.languages.some((l) => l.id === kept) ? kept : info.language || "triton");
   await followRunning(await refreshHeader());
   showHistory();
 }

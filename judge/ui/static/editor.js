@@ -28,6 +28,57 @@ function guessIndent(text) {
   return Number(best);
 }
 
+// The file's indent unit again, after text of several lines came in other than by typing (a paste, a drop, a
+// restore): a file pasted with two-space indents kept the unit of four, and Tab made 2 spaces 6.
+function reguessIndent(cm, change) {
+  if (change.text.length < 2 || change.origin === "+input" || change.origin === "setValue") return;
+  const unit = guessIndent(cm.getValue());
+  if (unit !== cm.getOption("indentUnit")) { cm.setOption("indentUnit", unit); cm.setOption("tabSize", unit); }
+}
+
+// Brackets and quotes close as they open (the selection is wrapped), a closer typed before its twin steps over
+// it, and Backspace between an empty pair deletes both; before a word character nothing is added.
+const PAIRS = {"(": ")", "[": "]", "{": "}", '"': '"', "'": "'"};
+
+function closingKeys() {
+  const keys = {Backspace: deletePair};
+  for (const [open, close] of Object.entries(PAIRS)) {
+    keys[`'${open}'`] = (cm) => typePair(cm, open, close);
+    if (open !== close) keys[`'${close}'`] = (cm) => stepOver(cm, close);
+  }
+  return keys;
+}
+
+function around(cm) {
+  const at = cm.getCursor(), line = cm.getLine(at.line);
+  return {at, before: line.charAt(at.ch - 1), after: line.charAt(at.ch)};
+}
+
+function typePair(cm, open, close) {
+  if (cm.listSelections().length > 1) return CodeMirror.Pass;
+  if (cm.somethingSelected()) { cm.replaceSelection(open + cm.getSelection() + close, "around"); return undefined; }
+  const {at, before, after} = around(cm);
+  if (open === close && after === close) return stepOver(cm, close);
+  if (/\w/.test(after) || (open === close && /\w/.test(before))) return CodeMirror.Pass;  // don't, it's
+  cm.replaceRange(open + close, at, at, "+input");
+  cm.setCursor({line: at.line, ch: at.ch + 1});
+  return undefined;
+}
+
+function stepOver(cm, close) {
+  const {at, after} = around(cm);
+  if (cm.somethingSelected() || cm.listSelections().length > 1 || after !== close) return CodeMirror.Pass;
+  cm.setCursor({line: at.line, ch: at.ch + 1});
+  return undefined;
+}
+
+function deletePair(cm) {
+  const {at, before, after} = around(cm);
+  if (cm.somethingSelected() || cm.listSelections().length > 1 || !before || PAIRS[before] !== after) return CodeMirror.Pass;
+  cm.replaceRange("", {line: at.line, ch: at.ch - 1}, {line: at.line, ch: at.ch + 1}, "+delete");
+  return undefined;
+}
+
 function makeEditor(host) {
   const editor = CodeMirror(host, {
     lineNumbers: true, mode: "python", indentUnit: 4, tabSize: 4, indentWithTabs: false,
@@ -35,11 +86,16 @@ function makeEditor(host) {
       // Spaces, never a tab: a tab that looks like four spaces made Python fail ("inconsistent use of tabs")
       Tab: (cm) => cm.somethingSelected() ? cm.indentSelection("add") : cm.execCommand("insertSoftTab"),
       "Shift-Tab": (cm) => cm.indentSelection("subtract"),
+      "Shift-Enter": "newlineAndIndent",  // the browser's own newline lost the indent
       "Ctrl-Enter": () => judge(false), "Cmd-Enter": () => judge(false),
       "Shift-Ctrl-Enter": () => judge(true), "Shift-Cmd-Enter": () => judge(true),
+      ...closingKeys(),
     },
   });
-  editor.on("change", (_cm, change) => { if (change.origin !== "setValue") edited(page); });
+  editor.on("change", (cm, change) => {
+    reguessIndent(cm, change);
+    if (change.origin !== "setValue") edited(page);
+  });
   return editor;
 }
 
@@ -52,6 +108,7 @@ async function openLanguage(lang) {
   const draft = await api(`/api/draft?${q({ref: state.ref, file: entry.file})}`);
   if (state !== page) return;
   Object.assign(state, {lang, file: entry.file, mtime: draft.mtime_ns, dirty: false});
+  localStorage.setItem(`judge-ui-language:${state.info.name}`, lang);  // a reload opens it again (showChallenge)
   for (const button of document.querySelectorAll(".langs button")) {
     button.setAttribute("aria-pressed", String(button.id === `lang-${lang}`));
   }

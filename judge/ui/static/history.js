@@ -13,6 +13,7 @@ async function showHistory() {
   const doc = await api(`/api/history?${q({ref: state.ref})}`);
   if (state !== page) return;
   if (!doc.runs.length) { box.replaceChildren(el("p", {class: "muted"}, "no attempts recorded yet")); return; }
+  showLastVerdict(doc.runs[doc.runs.length - 1]);
   const parts = [chartLegend(), testsChart(doc.runs)];
   if (doc.runs.some((r) => r.score_ms != null)) parts.push(gpuChart(doc.runs));
   for (const board of doc.leaderboard.boards) {
@@ -23,6 +24,19 @@ async function showHistory() {
   for (const w of doc.leaderboard.warnings) parts.push(el("p", {class: "warning"}, w));
   parts.push(el("h4", {}, "your versions (by content, newest first)"), versionsTable(doc.versions), el("div", {id: "version-view", hidden: true}));
   box.replaceChildren(...parts);
+}
+
+// A challenge opened again shows its last recorded verdict where nothing was judged yet on this page (it showed
+// the placeholder, as if never tried).
+function showLastVerdict(run) {
+  const empty = document.querySelector("#results .results-empty");
+  if (!empty) return;
+  const passed = run.tests_total ? ` · ${run.tests_passed} of ${run.tests_total} tests passed` : "";
+  empty.replaceWith(el("div", {id: "last-verdict"},
+    el("p", {class: verdictClass(run.verdict)}, `last ${KIND_LABEL[kindOf(run)] || "judgement"}: ${run.verdict.toUpperCase()}`,
+      el("span", {class: "muted"}, `${passed} · ${fmtDate(run.created_at)}`)),
+    run.message ? el("p", {class: "muted"}, shortText(run.message, 300)) : null,
+    el("p", {class: "muted"}, "Run judges the tests; Submit judges them, then times the benchmark.")));
 }
 
 function versionsTable(versions) {
@@ -132,6 +146,29 @@ function gpuChart(runs) {
     ticks: [0, top / 4, top / 2, 3 * top / 4, top], format: (v) => String(Number(v.toPrecision(3))), tip: (r) => `GPU ${fmtMs(r.score_ms)}`});
 }
 
+// The x axis's dates: the first, the last and up to three between, each only where it overlaps no other and says
+// something new (ten attempts in two minutes wrote "Dec 2, 05:50 AM" five times over each other); written with
+// the seconds within an hour, the time within a day, else the date too.
+const DATE_CHAR_PX = 6.2, DATE_GAP_PX = 10;
+
+function dateLabels(runs, x) {
+  if (!runs.length) return [];
+  const span = Math.abs(new Date(runs[runs.length - 1].created_at) - new Date(runs[0].created_at));
+  const clock = span < 3600e3 ? {hour: "2-digit", minute: "2-digit", second: "2-digit"} : {hour: "2-digit", minute: "2-digit"};
+  const label = (iso) => { const d = new Date(iso); return isNaN(d) ? String(iso) : span < 86400e3 ? d.toLocaleTimeString([], clock) : fmtDate(iso); };
+  const last = runs.length - 1;
+  const wanted = [0, last, ...[2, 1, 3].map((k) => Math.round(k * last / 4))];
+  const taken = [];
+  for (const i of new Set(wanted)) {
+    const text = label(runs[i].created_at), width = text.length * DATE_CHAR_PX;
+    const anchor = runs.length < 2 ? "middle" : i === 0 ? "start" : i === last ? "end" : "middle";
+    const from = anchor === "start" ? x(i) : anchor === "end" ? x(i) - width : x(i) - width / 2;
+    if (taken.some((t) => t.text === text || (from < t.to + DATE_GAP_PX && t.from < from + width + DATE_GAP_PX))) continue;
+    taken.push({i, text, anchor, from, to: from + width});
+  }
+  return taken.sort((a, b) => a.i - b.i).map((t) => [t.i, t.text, t.anchor]);
+}
+
 function niceCeiling(v) {
   const power = 10 ** Math.floor(Math.log10(v || 1));
   return [1, 2, 2.5, 5, 10].map((f) => f * power).find((c) => c >= v) || v;
@@ -154,10 +191,8 @@ function chart({id, runs, value, yLabel, ticks, format, tip}) {
     "text-anchor": "middle", class: "axis-label y-label"}, yLabel);
   svgNode(svg, "text", {x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle", class: "axis-label x-label"},
     `attempt (${runs.length}, oldest to newest), judged on`);
-  const dated = new Set([0, runs.length - 1, ...[1, 2, 3].map((k) => Math.round(k * (runs.length - 1) / 4))]);
-  for (const i of dated) {
-    svgNode(svg, "text", {x: x(i), y: H - bottom + 16, "text-anchor": runs.length < 2 ? "middle" : i === 0 ? "start" : i === runs.length - 1 ? "end" : "middle",
-      class: "date"}, fmtDate(runs[i].created_at));
+  for (const [i, text, anchor] of dateLabels(runs, x)) {
+    svgNode(svg, "text", {x: x(i), y: H - bottom + 16, "text-anchor": anchor, class: "date"}, text);
   }
   svgNode(svg, "polyline", {points: runs.map((r, i) => `${x(i)},${y(value(r))}`).join(" "), class: "trend"});
   runs.forEach((r, i) => {

@@ -8,7 +8,8 @@ const DETAIL_CHARS = 160;
 
 // Run/Submit: the text on screen is sent with the request, saved by the server and judged as it is; when it
 // cannot be saved, nothing is judged and the page says why (a stale file was judged before).
-async function judge(submit, profile = false) {
+// again: {case, seed}, one failed case of an earlier run judged alone (judge run --case NAME --seed SEED).
+async function judge(submit, profile = false, again = null) {
   const state = page;
   if (!state || !state.file || state.judging || state.busyElsewhere) return;
   clearTimeout(state.saveTimer);
@@ -20,7 +21,8 @@ async function judge(submit, profile = false) {
   results.replaceChildren(el("p", {id: "verdict", class: "muted"}, "saving, then starting…"));
   let started;
   try {
-    started = await api("/api/run", {method: "POST", body: JSON.stringify({ref: state.ref, file, submit, profile, text})});
+    started = await api("/api/run", {method: "POST", body: JSON.stringify({ref: state.ref, file, submit, profile, text,
+      ...(again || {})})});
   } catch (err) {
     state.judging = null;
     setButtons(state);
@@ -198,7 +200,13 @@ function showResult({result, history_warning}, how = {}) {
       result.mode, result.device, `seed ${result.seed}`, how.server ? "through the judge server" : null].filter(Boolean).join(" · "))];
   if (failed) {
     const smallest = failed.smallest_failing ? `\nsmallest failing size: ${sizes(failed.smallest_failing)}` : "";
-    parts.push(el("div", {id: "failure"}, `first failing case: ${failed.name} (${sizes(failed.params)}): ${failed.verdict}${smallest}\n${failed.message}`));
+    // a LeetGPU model challenge's test has no sizes: "example ()" said nothing
+    const label = sizes(failed.params) ? `${failed.name} (${sizes(failed.params)})` : failed.name;
+    parts.push(el("div", {id: "failure"}, `first failing case: ${label}: ${failed.verdict}${smallest}\n${failed.message}`));
+    if (failed.kind !== "benchmark") {  // the same sizes and values, alone: the quick loop on one failure
+      parts.push(el("button", {id: "case-again", type: "button", title: `judge run --case ${failed.name} --seed ${result.seed}`,
+        onclick: () => judge(false, false, {case: failed.name, seed: result.seed})}, `Run ${failed.name} again`));
+    }
   } else if (result.verdict !== "accepted") {
     parts.push(el("div", {id: "failure"}, result.message));
   }
