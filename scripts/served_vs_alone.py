@@ -194,7 +194,9 @@ class Server:
 
     def __init__(self, env: dict):
         self.env = env
-        started = judge(env, "server", "start", "--idle-timeout", "30")
+        # stopped by ``stop``; an idle time-out shorter than a slow pair's run alone (30 s, on a loaded machine)
+        # let it stop between two pairs, and the next served run started another ("count went 40 -> -1")
+        started = judge(env, "server", "start", "--idle-timeout", "900")
         if started.returncode != 0:
             raise RuntimeError(f"judge server start failed: {started.stderr}")
 

@@ -108,7 +108,7 @@ def test_the_torch_baseline_sets_the_switches_exact_in_every_call(tmp_path):
         torch.backends.cudnn.allow_tf32 = True
         namespace["solve"](seen)
         assert seen.tolist() == [0.0] * 5
-    finally:  # the worker puts them back after every call (integrity.ProcessState); here the test does
+    finally:  # the worker puts them back after every call (process_state.ProcessState); here the test does
         torch.backends.cudnn.allow_tf32 = before["cudnn.allow_tf32"]
         torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = True
         torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = True

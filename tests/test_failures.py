@@ -43,7 +43,7 @@ def test_the_search_for_a_smaller_size_finds_the_smallest_out_of_bounds_store():
     every size that is not a multiple of the tile fails alike, whatever its reach (bytes or KiB)."""
     from judge.challenge.cases import shrink
     from judge.challenge.spec import load_spec
-    from judge.worker.guarded import GuardViolation
+    from judge.worker.arguments import GuardViolation
 
     from conftest import ROOT
 

@@ -12,11 +12,15 @@ import time
 
 import pytest
 
+from judge.judging.dispatch import judge_solution
+from judge.judging.failures import headline
+from judge.judging.runner import Options
 from judge.judging.verdict import Verdict
 from judge.timing.speed import physical_floor_ms
 
 from conftest import EXAMPLES, ROOT, SOLUTIONS
 from test_gpu import run, small_bench_spec
+from test_harness import ATTACKS, HOSTILE, TINY
 
 pytestmark = pytest.mark.gpu
 
@@ -55,7 +59,8 @@ def test_a_matmul_honest_only_where_audited_is_a_wrong_answer():
     spec = small_bench_spec("matmul", "  - {name: m1024, M: 1024, N: 1024, K: 1024}\n")
     result = run(spec, SOLUTIONS / "cheat_audit_aware_matmul.py")
     assert result.verdict == Verdict.WRONG_ANSWER, result.message
-    assert "timed call" in result.message
+    # what happened first (issue 45 item 7); the untimed call's diagnosis, if any, on the lines after it
+    assert "a timed call returned a wrong result" in headline(result.message), result.message
 
 
 def test_a_transpose_dishonest_once_it_spots_the_timed_phase_is_timed_honestly():
@@ -182,3 +187,12 @@ def test_a_torch_mode_that_finishes_outputs_after_the_clock_is_caught_on_the_gpu
     result = run(spec, SOLUTIONS / cheat)
     assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
     assert "mode" in result.message
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_an_attack_on_the_judges_code_gets_nothing_on_the_gpu_either(name):
+    """The harness's classes (tests/test_harness.py) in GPU mode, where the judge's slots reach the solution's
+    process as CUDA IPC handles instead of CPU mode's shared file: solve() still writes only what the attack got."""
+    result = judge_solution(TINY, str(HOSTILE / name), Options(seed=5, benchmark=False))
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
+    assert not any(t.verdict == Verdict.ACCEPTED for t in result.tests), [(t.name, t.verdict) for t in result.tests]

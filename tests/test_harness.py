@@ -30,7 +30,7 @@ def judge(name: str, spec=TINY, **options):
     return judge_solution(spec, str(HOSTILE / name), Options(**options))
 
 
-@pytest.mark.parametrize("name", [
+ATTACKS = [
     "json_loads.py",  # 1: the worker's parse of each request ran the solution's code: it read the seed
     "stdout_tee.py",  # 2: sys.stdout's flush() peeked at the next request with tee(2)
     "judge_class_init.py",  # 3: a judge class's __init__ saw the tensors the worker's draw made
@@ -41,7 +41,10 @@ def judge(name: str, spec=TINY, **options):
     "canary_key.py",  # 8: a key with its own __eq__ in the canary cache ran beside the drawn values
     "aten_closure.py",  # 9: the aten refusal's original taken out of its closure; an aten::detach kernel
     "audit_hook_code.py",  # 10: the refusing audit hook's __code__ swapped; a hook at the draw's mmap
-])
+]
+
+
+@pytest.mark.parametrize("name", ATTACKS)
 def test_an_attack_on_the_judges_code_in_the_solutions_process_gets_it_nothing(name):
     result = judge(name)
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)

@@ -23,7 +23,7 @@ from judge.challenge.exact_math import exact_statements
 from judge.judging.bench_context import BenchContext, CallContext
 from judge.judging.bench_result import BenchOutcome, CaseTiming, TimedRun, TorchTiming
 from judge.judging.checks import failed_alike
-from judge.judging.failures import NONDETERMINISTIC, SAME_AGAIN
+from judge.judging.failures import NONDETERMINISTIC, RIGHT_UNTIMED, SAME_AGAIN
 from judge.judging.reference import JudgeOutOfMemory
 from judge.judging.verdict import Verdict
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
@@ -193,17 +193,15 @@ class TimedCalls:
         if bad:
             message = "a timed call returned a wrong result: " + " | ".join(m.message() for m in bad)
             message += UNWRITTEN_WHEN_TIMED if "never written" in message else ""
-            alike = self.fails_again(seed, bad)
-            if alike is False:
-                message = f"{NONDETERMINISTIC}\n{message}"
-            elif alike:
-                message += f" ({SAME_AGAIN})"
-            raise BenchFailure(Verdict.WRONG_ANSWER, message)
+            diagnosis = _AGAIN.get(self.fails_again(seed, bad))
+            raise BenchFailure(Verdict.WRONG_ANSWER, message + (f"\n{diagnosis}" if diagnosis else ""))
 
-    def fails_again(self, seed: int, bad: list) -> bool | None:
-        """The failed timed call's inputs placed once more, in an untimed ``call``: whether it failed in the same
-        elements (False: another answer from the same inputs, a race or undefined behaviour); None when that
-        call could not be made or checked (the rejection stands either way)."""
+    def fails_again(self, seed: int, bad: list) -> str | None:
+        """The failed timed call's inputs placed once more, in an untimed ``call``: "same" (it failed in the same
+        elements), "differs" (it failed in others), "passes" (it was right: both are another answer from the
+        same inputs, a race or undefined behaviour); None when that call could not be made or checked (the
+        rejection stands either way).  The message's first line stays what happened, the timed call's wrong
+        result; the diagnosis follows it (issue 45 item 7)."""
         ref = self.ctx.reference
         drawn = {"case": self.drawn} if self.drawn is not None else {}
         try:
@@ -212,7 +210,13 @@ class TimedCalls:
             again = [m for m in ref.check(self.case.params, seed, self.worker.results(), **drawn) if not m.ok]
         except (BenchFailure, JudgeOutOfMemory, SubmissionInvalid, WorkerCrashed, WorkerTimeout):
             return None
-        return failed_alike(bad, again)
+        if not again:
+            return "passes"
+        return "same" if failed_alike(bad, again) else "differs"
+
+
+# What the untimed call on a failed timed call's inputs says about the failure (TimedCalls.fails_again).
+_AGAIN = {"same": SAME_AGAIN, "differs": NONDETERMINISTIC, "passes": f"{RIGHT_UNTIMED}; {NONDETERMINISTIC}"}
 
 
 def _calibration(peaks: dict | None, key: str = "host_overhead_us") -> tuple[float, float] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["headline", "message_cause", "group_failures", "OUTPUT_MARK", "NONDETERMINISTIC", "SAME_AGAIN"]
+__all__ = ["headline", "message_cause", "group_failures", "OUTPUT_MARK", "NONDETERMINISTIC", "SAME_AGAIN", "RIGHT_UNTIMED"]
 
 # What separates a failure's message from the solution's printed output (runner.failed).
 OUTPUT_MARK = "--- solution output"
@@ -22,6 +22,8 @@ NONDETERMINISTIC = ("the same inputs gave different results: a race or undefined
                     "runs the failing case under NVIDIA's compute-sanitizer on a GPU")
 # The same, when the second call failed in exactly the same elements: a deterministic error of that size.
 SAME_AGAIN = "an untimed call on the same inputs failed in the same elements: not a race, an error at this size"
+# The same, when the second call was right: the answer depends on something besides the inputs.
+RIGHT_UNTIMED = "an untimed call on the same inputs gave the right answer"
 # Numbers (sizes, counts, values, line numbers, addresses) say nothing about the cause, nor does the unit a
 # byte count is written in: "188 bytes" and "5.9 KiB" past an output's end are one failure (the search for a
 # smaller failing size took them for two and stopped at rows=33 while rows=2 failed alike; issue 49 item 3).
