@@ -11,12 +11,14 @@
 #   probe        the machine, the sandbox a worker gets (judge doctor), which GPU memory sharing works inside a
 #                worker's namespaces and what freezing a process costs (scripts/device_share_probe.py)
 #   tests        pytest -m gpu, one file after another, with each file's counts and seconds (GPU_CHECK_TESTS: only
-#                these files)
+#                these files or node ids)
 #   kernelbench  solutions/kernelbench (4 Triton, 4 CUDA load_inline) judged and timed beside torch eager, one with
-#                --torch-compile, on a KernelBench checkout at .kernelbench (KernelBench/level1)
+#                --torch-compile, on a KernelBench checkout at .kernelbench (KernelBench/level1; GPU_CHECK_KB:
+#                only these PROBLEM/LANGUAGE runs, e.g. "19_ReLU/triton 95_CrossEntropyLoss/cuda")
 #   cute         the CuTe transposes (solutions/transpose/cute_*.cu; the nvidia-cutlass wheel in .whl)
 #   profile      judge profile (CUPTI and Nsight Compute inside the sandbox) of tiled.py, cute_swizzle.cu, matmul/tiled.py
-#   reduction    LeetGPU's medium/4_reduction with `output[:] = torch.sum(input)`, 20 seeds: one verdict
+#                (GPU_CHECK_PROFILE: only these CHALLENGE:SOLUTION pairs)
+#   reduction    LeetGPU's medium/4_reduction with `output[:] = torch.sum(input)`, 20 seeds (GPU_CHECK_SEEDS): one verdict
 #                (a LeetGPU checkout's challenges/ at .leetgpu/challenges)
 #   fidelity     the judge's median against CUPTI's kernel time, copy, transpose and matmul (scripts/cupti_anchor.py)
 #   overhead     the warm served run and the run alone (scripts/judge_overhead.py), namespaces on and off
@@ -38,7 +40,7 @@ fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | grep -v WARNING | tail -2
 KB=${JUDGE_KERNELBENCH:-.kernelbench}
 LEET=${JUDGE_LEETGPU:-.leetgpu/challenges}
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
+commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo "?")}  # COMMIT: the device's copy may hold a stale .git
 
 LOGS=${GPU_CHECK_LOGS:-/tmp/gpu-check-logs}; mkdir -p "$LOGS"
 md="$OUT/results.md"  # every part's section, in the order run; the logs in $OUT/logs.tgz (two files come back)
@@ -86,13 +88,13 @@ part_tests() {
   section tests
   echo "| file | passed | failed | skipped | seconds |" >> "$md"; echo "|---|---|---|---|---|" >> "$md"
   for file in ${GPU_CHECK_TESTS:-$(grep -l "pytest.mark.gpu\|pytestmark = .*gpu" tests/test_*.py)}; do
-    t0=$SECONDS
-    python3 -m pytest -m gpu "$file" -q -p no:cacheprovider -rfE > "$log/$(basename "$file" .py).log" 2>&1
-    summary=$(tail -1 "$log/$(basename "$file" .py).log")
+    t0=$SECONDS; name=$(basename "$file" | tr -c 'A-Za-z0-9_.\n-' '_')  # a file, or a test's node id
+    python3 -m pytest -m gpu "$file" -q -p no:cacheprovider -rfE > "$log/$name.log" 2>&1
+    summary=$(tail -1 "$log/$name.log")
     p=$(echo "$summary" | grep -o "[0-9]* passed" | cut -d' ' -f1); f=$(echo "$summary" | grep -o "[0-9]* failed" | cut -d' ' -f1)
     e=$(echo "$summary" | grep -o "[0-9]* error" | cut -d' ' -f1); s=$(echo "$summary" | grep -o "[0-9]* skipped" | cut -d' ' -f1)
     row "$(basename "$file") | ${p:-0} | $(( ${f:-0} + ${e:-0} )) | ${s:-0} | $((SECONDS - t0))"
-    grep -E "^(FAILED|ERROR) " "$log/$(basename "$file" .py).log" | cut -c1-300 >> "$log/failures.txt"
+    grep -E "^(FAILED|ERROR) " "$log/$name.log" | cut -c1-300 >> "$log/failures.txt"
   done
   if [ -s "$log/failures.txt" ]; then echo >> "$md"; sed 's/^/    /' "$log/failures.txt" >> "$md"; fi
   finish
@@ -120,13 +122,16 @@ part_kernelbench() {
   if [ ! -d "$KB/KernelBench/level1" ]; then echo "no KernelBench checkout at $KB" >> "$md"; finish; return; fi
   echo "| problem / solution | verdict | median ms | torch eager ms | speed-up | torch.compile ms | message |" >> "$md"
   echo "|---|---|---|---|---|---|---|" >> "$md"
-  for problem in 19_ReLU 1_Square_matrix_multiplication_ 88_MinGPTNewGelu 95_CrossEntropyLoss; do
-    for language in triton cuda; do
+  all=""; for problem in 19_ReLU 1_Square_matrix_multiplication_ 88_MinGPTNewGelu 95_CrossEntropyLoss; do
+    all="$all $problem/triton $problem/cuda"; done
+  for run in ${GPU_CHECK_KB:-$all}; do  # GPU_CHECK_KB: only these PROBLEM/LANGUAGE runs
+    problem=${run%/*}; language=${run#*/}
+    {
       extra=""; [ "$problem$language" = 19_ReLUtriton ] && extra="--torch-compile"
       python3 -m judge run "$KB/KernelBench/level1/$problem.py" "solutions/kernelbench/${problem}_${language}.py" \
         --seed 1 --json --no-history $extra > "$log/$problem-$language.json" 2> "$log/$problem-$language.err"
       judge_line "$log/$problem-$language.json" "$problem / $language"
-    done
+    }
   done
   finish
 }
@@ -146,7 +151,7 @@ part_profile() {
   # what runs while ncu profiles (its launcher beside the worker): the process tree, twice a second
   (for _ in $(seq 1 240); do ps -eo pid,ppid,pgid,stat,comm,args --forest | grep -v " ps -eo" >> "$log/ps.txt"; \
      echo ---- >> "$log/ps.txt"; sleep 0.5; done) & watcher=$!
-  for s in transpose:solutions/transpose/tiled.py transpose:solutions/transpose/cute_swizzle.cu matmul:solutions/matmul/tiled.py; do
+  for s in ${GPU_CHECK_PROFILE:-transpose:solutions/transpose/tiled.py transpose:solutions/transpose/cute_swizzle.cu matmul:solutions/matmul/tiled.py}; do
     name=$(basename "${s#*:}")
     python3 -m judge profile "${s%%:*}" "${s#*:}" --seed 1 > "$log/$name.txt" 2>&1
     echo "### $name (exit $?)" >> "$md"; echo >> "$md"; sed 's/^/    /' "$log/$name.txt" | cut -c1-200 | head -40 >> "$md"; echo >> "$md"
@@ -159,13 +164,14 @@ part_reduction() {
   section reduction
   folder=$(ls -d "$LEET"/medium/*_reduction 2>/dev/null | head -1)
   if [ -z "$folder" ]; then echo "no LeetGPU checkout at $LEET" >> "$md"; finish; return; fi
-  for seed in $(seq 1 20); do
+  seeds=${GPU_CHECK_SEEDS:-20}
+  for seed in $(seq 1 "$seeds"); do
     python3 -m judge run "$folder" tests/leetgpu/precision/solutions/reduction_torch_sum.py --seed "$seed" --no-bench \
       --json --no-history > "$log/$seed.json" 2>/dev/null
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['verdict'], sum('LeetGPU' in n for n in d['notes']))" \
       "$log/$seed.json" >> "$log/verdicts.txt" 2>&1 || echo "no JSON" >> "$log/verdicts.txt"
   done
-  echo "\`output[:] = torch.sum(input)\` on $(basename "$folder"), seeds 1-20 (--no-bench): verdict, and how many runs carried the tolerance note" >> "$md"
+  echo "\`output[:] = torch.sum(input)\` on $(basename "$folder"), seeds 1-$seeds (--no-bench): verdict, and how many runs carried the tolerance note" >> "$md"
   echo >> "$md"; sort "$log/verdicts.txt" | uniq -c | sed 's/^/    /' >> "$md"
   finish
 }
