@@ -82,7 +82,9 @@ def test_a_profilers_launcher_beside_the_worker_is_the_judges_not_the_solutions(
     """A stand-in for ncu: the tool (tests/data/standin_profiler.sh) starts the worker below a launcher of its own
     (tests/data/standin_launcher.c) whose command line holds the worker's arguments, laid out as ncu's
     TreeLauncherSubreaper's on the H200.  The launcher was taken for the worker, and the worker itself for "a
-    process the solution's import left running"."""
+    process the solution's import left running"; then the harness's freeze after each reply stopped the worker,
+    the launcher's own child, and the launcher took the stop for the program's end ("The application returned an
+    error code (19)"): a worker under a tool is not frozen, and the tool sees its program run to its end."""
     import subprocess
 
     from judge.judging.reference import Reference
@@ -101,6 +103,11 @@ def test_a_profilers_launcher_beside_the_worker_is_the_judges_not_the_solutions(
         header, _ = worker.request({"op": "call", **fields}, 60)
         assert header.get("ok"), header
         assert worker.kernel["seccomp_mode"] == "filter"  # what the kernel says of the worker, not of the launcher
+        header, _ = worker.request({"op": "call", **fields}, 60)  # a second call: the tool still runs its program
+        assert header.get("ok"), header
+        output = worker.end_wrapped(30)
+        assert "error code" not in output, output
+        assert worker.process.returncode == 0, output
     finally:
         worker.stop()
 

@@ -87,6 +87,7 @@ class SanitizedWorker(Worker):
         super().__init__(*args, **kwargs)
         self.sanitizer, self.tool, self.log, self.unsealed = sanitizer, tool, log, unsealed
         self.readable = (*self.readable, str(Path(sanitizer).resolve().parent))  # its library, loaded in the worker
+        self.frozen_between_calls = False  # the sanitizer waits for its program as ncu's launcher does (client.py)
 
     def _policy(self) -> dict | None:
         """The usual sandbox, or none (``unsealed``: the sanitizer could not work inside it; said in the report)."""

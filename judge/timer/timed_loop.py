@@ -97,8 +97,10 @@ _STACKS = (
                _C._push_on_torch_dispatch_stack, "__torch_dispatch__"),
 )
 # Per stack, the modes the worker runs with (CPU mode's cpu_device.CudaOnCpu), each with its class's hook, as
-# keep_modes() saw them before the solution loaded; and what a call changed, for check_call.
-_MODES_KEPT: list = [[] for _ in _STACKS]
+# keep_modes() saw them before the solution loaded: tuples, since a mode the solution appended to a list kept
+# here stayed active after solve() returned and wrote the outputs in the worker's own code after the call (the
+# harness's class 7 on an H200, 2026-12-02); and what a call changed, for check_call.
+_MODES_KEPT: tuple = tuple(() for _ in _STACKS)
 _MODES_CHANGED: list = []
 
 
@@ -109,7 +111,8 @@ def _modes(stack: _ModeStack) -> list:
 
 def keep_modes() -> None:
     """Remember the modes active now (before the solution loads): every call must leave them as they are."""
-    _MODES_KEPT[:] = [_modes(stack) for stack in _STACKS]
+    global _MODES_KEPT
+    _MODES_KEPT = tuple(tuple(_modes(stack)) for stack in _STACKS)
 
 
 def _restore_modes() -> None:

@@ -203,6 +203,7 @@ class Worker:
         self._output_fd: int | None = None  # the capture file, held open from spawn (output_tail)
         self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
         self.wrap = None  # tool_wrap.Wrap: started under an NVIDIA tool (judge profile's ncu); set before spawn
+        self.frozen_between_calls = True  # False: under a tool of its own start (SanitizedWorker), see _check_reply
         self.init_extra: dict = {}  # more of the init message (judge profile: {"profile": "cupti"})
         self._triton_cache: str | None = None  # where its solution's kernels compile (_solution_env)
         self._root: int | None = None  # the worker's own process, below its supervisor (tree.worker_root)
@@ -620,14 +621,15 @@ class Worker:
         """After each reply, before the judge reads anything: the solution's process frozen (every thread stopped,
         until the judge's next request: nothing of the solution's runs while the judge writes the next call's
         arguments or reads this one's), and no other process of the solution's left running (a helper forked at
-        import kept the shared memory mapped and rewrote the results after the call: the red team's)."""
+        import kept the shared memory mapped and rewrote the results after the call: the red team's).  A worker
+        under an NVIDIA tool (``wrap``, ``frozen_between_calls`` False) is not frozen: the tool's launcher, its
+        parent, takes a stopped child for an ended one (ncu on the H200: "The application returned an error code
+        (19)", SIGSTOP's number), and what such a worker gives is a profile or a sanitizer's findings, no verdict."""
         if self.process is None or not sys.platform.startswith("linux"):
             return
         root = self._worker_root()
-        self._frozen = True
-        if not tree.freeze(root):
-            self._kill()
-            raise WorkerCrashed(f"the solution's process could not be stopped after {what}; it was killed")
+        if self.frozen_between_calls and self.wrap is None:
+            self._freeze(root, what)
         left = tree.left_running(root)
         if left:
             self._kill()
@@ -639,6 +641,12 @@ class Worker:
                 "or work untimed); the worker was stopped")
         if self.arguments is not None:
             self.arguments.replied()
+
+    def _freeze(self, root: int, what: str) -> None:
+        self._frozen = True
+        if not tree.freeze(root):
+            self._kill()
+            raise WorkerCrashed(f"the solution's process could not be stopped after {what}; it was killed")
 
     def _ask_for_stacks(self, wait_s: float = 0.5) -> None:
         """Before a worker past its deadline is killed: its threads' stacks written into its output (session.py's
