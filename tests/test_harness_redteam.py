@@ -1,0 +1,99 @@
+"""The red team of issue 46's harness (2026-12-02, CPU mode, as root, sandbox and namespaces on): ten attack ideas
+issue 46 does not name, each a hostile solution in tests/solutions/harness_redteam/ whose header says what it tries
+and what happened.  A hole is a test marked ``xfail(strict=True)`` with the hole in its reason: it fails today and
+passes once the hole is closed (then drop the mark).  A defence seen working is a plain test where it is cheap."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from judge.challenge.spec import load_spec
+from judge.judging.dispatch import judge_solution
+from judge.judging.runner import Options
+from judge.judging.verdict import Verdict
+from judge.worker.limits import Limits
+
+from conftest import ROOT, SPECS
+
+pytestmark = pytest.mark.slow
+HOSTILE = ROOT / "tests" / "solutions" / "harness_redteam"
+TINY = load_spec(SPECS / "tiny_transpose.yaml")
+
+
+def judge(name: str, spec=TINY, **options):
+    options.setdefault("seed", 5)
+    options.setdefault("interpret", True)
+    return judge_solution(spec, str(HOSTILE / name), Options(**options))
+
+
+def started_worker(name: str, env: dict | None = None, limits: Limits | None = None):
+    """A worker for ``name`` started on TINY, or None when the judge refused it at load (a WorkerCrashed saying
+    a process was left running: the refusal a fixed judge gives the hidden helper)."""
+    from judge.worker.client import Worker, WorkerCrashed
+
+    worker = Worker(str(HOSTILE / name), TINY, "cpu", True, extra_env=env or {}, limits=limits)
+    try:
+        worker.start(120)
+    except WorkerCrashed as exc:
+        worker.stop()
+        assert "left a process running" in str(exc), str(exc)
+        return None
+    return worker
+
+
+def call(worker, seed: int, rows: int = 5, cols: int = 3):
+    from judge.judging.reference import Reference
+
+    fields = worker.place(TINY.parameters, Reference(TINY, "cpu").call_arguments({"rows": rows, "cols": cols}, seed))
+    return worker.request({"op": "call", **fields}, 60)[0]
+
+
+# -- 1: a helper whose thread-group leader exited -------------------------------------------------------------
+
+ZOMBIE_LEADER = ("tree._running reads only the thread-group leader's state (/proc/<pid>/stat): a child whose main "
+                 "thread called SYS_exit while another thread runs on shows 'Z', so left_running() counts a live "
+                 "process as ended")
+
+
+@pytest.mark.xfail(strict=True, reason=ZOMBIE_LEADER + ": the run is accepted with a helper process alive throughout")
+def test_a_helper_whose_leader_thread_exited_is_a_process_left_running():
+    result = judge("zombie_leader_helper.py")
+    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
+    assert "left a process running" in result.message, result.message
+
+
+@pytest.mark.xfail(strict=True, reason="limits.family/resident_bytes read VmRSS of the leader, which a zombie leader "
+                                       "has none of: 1 GiB a helper's live thread holds is not counted (nor limited)")
+def test_a_helpers_memory_is_counted_whatever_its_leader_thread_did():
+    from judge.worker import limits
+
+    worker = started_worker("zombie_leader_helper.py", {"JUDGE_TEST_HELPER_MB": "1024"})
+    if worker is None:
+        return  # refused at load: closed another way
+    try:
+        time.sleep(1.0)  # the helper has touched its memory
+        counted = limits.family(worker._worker_root())[0]
+        assert counted > 1024 * 1024**2, f"the watchdog counts {counted / 1024**2:.0f} MiB"
+    finally:
+        worker.stop()
+
+
+@pytest.mark.xfail(strict=True, reason="tree.freeze stops the worker's root alone and the hidden helper is never "
+                                       "stopped: it sends SIGCONT once the judge has seen every thread stopped, and "
+                                       "the worker runs while the judge reads results and writes the next inputs")
+def test_the_worker_stays_frozen_until_the_next_request():
+    from judge.worker import tree
+
+    worker = started_worker("zombie_leader_helper.py", {"JUDGE_TEST_HELPER_THAW": "1"})
+    if worker is None:
+        return
+    try:
+        for seed in (1, 2):
+            assert call(worker, seed).get("ok")
+            time.sleep(0.1)  # the judge would be reading the results and placing the next call's inputs now
+            assert tree._all_stopped(worker._worker_root()), "the solution's process runs between its calls"
+    finally:
+        worker.stop()
