@@ -143,3 +143,39 @@ def test_files_deeper_than_path_max_count_against_the_disk_limit(judge_tmp):
         assert worker.watchdog.tripped_disk, "256 MiB written in the worker's folder, none of it counted"
     finally:
         worker.stop()
+
+
+# -- 3: memory in memory files that no process maps -----------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="the memory watchdog sums VmRSS only: pages of memfds the worker wrote with "
+                                       "write(2) and never mapped are charged to no process's VmRSS, so 1 GiB of them "
+                                       "passes a 600 MiB limit (a memory cgroup, or the memfds in /proc/<pid>/fd, "
+                                       "would count them)")
+def test_memory_files_count_against_the_host_memory_limit():
+    worker = started_worker("memfd_hoard.py", {"JUDGE_TEST_HOARD_MB": "1024"}, Limits(host_memory_bytes=600 * 1024**2))
+    try:
+        deadline = time.monotonic() + 3.0
+        while worker.alive and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert worker.watchdog.tripped, "1 GiB held in memory files, under a 600 MiB limit, not seen"
+    finally:
+        worker.stop()
+
+
+@pytest.mark.xfail(strict=True, reason="the harness's memfd is sealed against shrinking only (F_SEAL_SHRINK): the "
+                                       "worker fallocates it to 512 MiB past the judge's slots, pages the judge's "
+                                       "process holds (and the watchdog never counts) until the worker is stopped")
+def test_the_worker_cannot_grow_the_judges_shared_memory():
+    from judge.worker.client import WorkerCrashed
+
+    worker = started_worker("memfd_hoard.py", {"JUDGE_TEST_HOARD_JUDGES": "1", "JUDGE_TEST_HOARD_JUDGES_MB": "512"})
+    try:
+        try:
+            assert call(worker, 1).get("ok")
+        except WorkerCrashed:
+            return  # the judge refused a worker that grew its memory: closed
+        held = os.fstat(worker.arguments.fd).st_blocks * 512
+        assert held <= worker.arguments.memory.size, f"the judge's memfd holds {held >> 20} MiB, " \
+                                                     f"{worker.arguments.memory.size >> 20} MiB of them the judge's"
+    finally:
+        worker.stop()
