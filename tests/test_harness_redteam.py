@@ -197,3 +197,59 @@ def test_a_tensor_kept_from_an_earlier_call_stays_readable(sizes):
             assert reply.get("ok"), reply
     finally:
         worker.stop()
+
+
+# -- 5: the cleanup of the worker's folder follows a link the solution made -----------------------------------
+
+_AS_USER = r'''
+import sys
+sys.path.insert(0, sys.argv[3])  # the judge's interpreter's own tempfile.py, not the system python's
+import os, runpy, stat, tempfile
+assert tempfile.__file__.startswith(sys.argv[3]), tempfile.__file__
+from judge.worker.client import Worker
+base, solution = sys.argv[1], sys.argv[2]
+target = os.path.join(base, "private.txt")
+with open(target, "w") as f:
+    f.write("the user's")
+os.chmod(target, 0o400)
+tempfile.tempdir = base
+worker = Worker(solution, None, "cpu", True)
+worker.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")  # as Worker._spawn makes it
+tmp = os.path.join(worker.workdir.name, "tmp")
+os.mkdir(tmp)
+os.environ.update(TMPDIR=tmp, JUDGE_TEST_TARGET=target)
+os.chdir(worker.workdir.name)
+runpy.run_path(solution)  # the solution's import, as the worker runs it (its sandbox allows each step)
+worker.stop()  # the judge's cleanup
+print(oct(stat.S_IMODE(os.stat(target).st_mode)))
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="Worker.stop removes the worker's folder with TemporaryDirectory.cleanup, "
+                                       "whose error handler on Python 3.11.7 (CVE-2023-6597) chmods a path it could "
+                                       "not unlink to 0700 following symlinks: a link in a folder the solution made "
+                                       "read-only turns any file of the judge's (non-root) user to mode 0700")
+def test_the_cleanup_of_the_workers_folder_changes_no_file_outside_it():
+    import shutil
+    import subprocess
+    import tempfile
+
+    setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
+    if os.geteuid() != 0 or setpriv is None or not os.access(python, os.X_OK):
+        pytest.skip("needs root, setpriv and a system python3 to run the judge's cleanup as another user")
+    base = tempfile.mkdtemp(prefix="judge-redteam-", dir="/tmp")
+    stdlib = os.path.join(base, "stdlib")
+    os.mkdir(stdlib)
+    shutil.copy(tempfile.__file__, stdlib)  # what the judge runs (3.11.7 here), readable by the other user
+    for path in (base, stdlib, os.path.join(stdlib, "tempfile.py")):
+        os.chown(path, 65534, 65534)
+    try:
+        done = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", _AS_USER,
+                               base, str(HOSTILE / "symlink_cleanup.py"), stdlib],
+                              env={"PYTHONPATH": str(ROOT), "HOME": base, "PYTHONDONTWRITEBYTECODE": "1",
+                                   "PATH": os.environ.get("PATH", "")},
+                              capture_output=True, text=True, timeout=60, cwd=base)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.split()[-1] == "0o400", f"the user's read-only file is now mode {done.stdout.split()[-1]}"
+    finally:
+        _remove(base)
