@@ -253,3 +253,16 @@ def test_the_cleanup_of_the_workers_folder_changes_no_file_outside_it():
         assert done.stdout.split()[-1] == "0o400", f"the user's read-only file is now mode {done.stdout.split()[-1]}"
     finally:
         _remove(base)
+
+
+# -- 6: without namespaces, a helper made with clone(CLONE_PARENT) is the judge's child -----------------------
+
+@pytest.mark.xfail(strict=True, reason="without namespaces (JUDGE_NAMESPACES=0, the documented fallback) seccomp "
+                                       "allows clone(CLONE_PARENT): the helper is a sibling of the worker, the judge's "
+                                       "own child, which tree.left_running, the freeze and limits.family (all below "
+                                       "the worker's root) never see; the subreaper adopts orphans only")
+def test_without_namespaces_a_sibling_made_with_clone_parent_is_refused(monkeypatch):
+    monkeypatch.setenv("JUDGE_NAMESPACES", "0")
+    result = judge("clone_parent_helper.py")
+    assert "off" in result.environment["protections"]["namespaces"], result.environment["protections"]
+    assert result.verdict != Verdict.ACCEPTED, "accepted with a process of the solution's running beside the worker"

@@ -7,6 +7,9 @@
 # With JUDGE_TEST_DEEP_MB it then writes that many MiB in files at the bottom of the tree, past PATH_MAX from the
 # scratch folder: the disk watchdog (limits.folder_bytes) opens each folder by its whole path, gets ENAMETOOLONG
 # there (below about 2000 levels of "d", or 17 of JUDGE_TEST_NAME_LEN=255 characters), and skips what is there.
+# Seen twice each: `judge run` ends in "internal error in judge: RecursionError" (exit 3, the verdict lost, the
+# worker's folder left in /tmp); 256 MiB written below 20 levels of 255-character names with a 64 MiB disk limit:
+# the watchdog counted 0 bytes and never tripped (du: 257M).
 import os
 
 _depth = int(os.environ.get("JUDGE_TEST_DEPTH", "3000"))

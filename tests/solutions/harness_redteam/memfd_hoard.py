@@ -7,6 +7,8 @@
 # JUDGE_TEST_HOARD_JUDGES=1 it also fills the judge's own memory file (the harness's, descriptor 3's last sibling)
 # up to RLIMIT_FSIZE past the judge's slots: those pages live as long as the judge holds the file, after the
 # worker is gone.
+# Seen twice each: 1 GiB in memfds with a 600 MiB limit: 297 MiB counted, not tripped (the machine's Shmem rose
+# by 1.5 GiB); the judge's memfd fallocated to 512 MiB (st_blocks), the judge's slots 2 MiB of it.
 import os
 
 _mb = int(os.environ.get("JUDGE_TEST_HOARD_MB", "0") or 0)

@@ -8,6 +8,9 @@
 # path it failed on with os.chmod(path, 0o700), which follows the link: the judge's own process makes the target
 # (a read-only file of the user's, a folder kept private, another grader's file) mode 0700.  Root meets no EACCES
 # there, so this needs a judge that runs as a normal user, as judges usually do.  The solve() is honest.
+# Seen: as root, `judge run` accepts it (the sandbox let the import make the folder, the link and the chmod), and
+# root's rmtree meets no EACCES; the judge's cleanup (Worker.stop) run with the judge's Python's tempfile as
+# uid 65534 turned a 0400 file of that user's to 0700, twice (tests/test_harness_redteam.py).
 import os
 
 _target = os.environ.get("JUDGE_TEST_TARGET") or os.path.expanduser("~/.ssh/authorized_keys")

@@ -12,6 +12,10 @@
 #     ticks stop (the judge froze the worker), the helper waits until the judge has seen every thread stopped and
 #     sends SIGCONT.  The worker then runs while the judge reads its results and writes the next call's inputs.
 # solve() itself is an honest transpose, so the run is accepted: what the helper does is invisible to the judge.
+# Seen (twice each, CPU mode, namespaces and sandbox on): accepted, all 11 tests; left_running() empty with the
+# helper alive; 1.2 GB resident in the helper, 298 MiB counted (under a 600 MiB limit: not tripped); the worker
+# not stopped 100 ms after each reply.  (A helper that sends SIGCONT in a tight loop instead is caught: the
+# judge never sees every thread stopped, "could not be stopped after loading the solution", runtime_error.)
 import ctypes
 import mmap
 import os
