@@ -266,3 +266,21 @@ def test_without_namespaces_a_sibling_made_with_clone_parent_is_refused(monkeypa
     result = judge("clone_parent_helper.py")
     assert "off" in result.environment["protections"]["namespaces"], result.environment["protections"]
     assert result.verdict != Verdict.ACCEPTED, "accepted with a process of the solution's running beside the worker"
+
+
+# -- 7: an internal error the solution chose, naming a module that exists nowhere -----------------------------
+
+@pytest.mark.xfail(strict=True, reason="Worker._raise_if_broken_environment believes a worker's 'environment' exit "
+                                       "(status 78) when the module it names fails to import in a fresh Python: any "
+                                       "name that exists nowhere does, so the solution turns its own failure into the "
+                                       "judge's (JudgeEnvironmentError, exit 3 under judge run) and the message tells "
+                                       "the grader to 'pip install' the name it chose")
+def test_a_claimed_broken_environment_naming_an_unknown_module_is_the_solutions_failure():
+    from judge.base.environment import JudgeEnvironmentError
+
+    try:
+        result = judge("forged_environment_any_module.py")
+    except JudgeEnvironmentError as exc:
+        pytest.fail(f"the solution made the judge blame its installation: {exc}")
+    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
+    assert "pip install judge_runtime_support" not in result.message
