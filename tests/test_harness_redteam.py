@@ -284,3 +284,17 @@ def test_a_claimed_broken_environment_naming_an_unknown_module_is_the_solutions_
         pytest.fail(f"the solution made the judge blame its installation: {exc}")
     assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
     assert "pip install judge_runtime_support" not in result.message
+
+
+# -- 8 (a defence holding): replies forged from inside solve() ------------------------------------------------
+
+@pytest.mark.parametrize("mode, verdict", [("ahead", Verdict.WRONG_ANSWER), ("partial", Verdict.TIME_LIMIT_EXCEEDED)])
+def test_a_reply_forged_from_inside_solve_gets_no_call_accepted_on_poison(mode, verdict):
+    """A "done" sent before the work (then the worker's own reply too, stale for the next request): the judge freezes
+    the process mid-work and reads poison, then the stale solve's stores (a store outside); half a header: the
+    deadline.  (Also seen, slower: a 2**40-byte header is a malformed reply; 100 000 "compile start" progress
+    messages stop at the compile allowance.)"""
+    result = judge("forged_replies.py", worker_env={"JUDGE_TEST_MODE": mode}, timeout=2.0, compile_timeout=5.0)
+    assert result.verdict == verdict, (result.verdict, result.message)
+    first = result.tests[0]
+    assert first.verdict == verdict, (first.verdict, first.message)
