@@ -298,3 +298,22 @@ def test_a_reply_forged_from_inside_solve_gets_no_call_accepted_on_poison(mode, 
     assert result.verdict == verdict, (result.verdict, result.message)
     first = result.tests[0]
     assert first.verdict == verdict, (first.verdict, first.message)
+
+
+# -- 9: racing the freeze from inside the worker --------------------------------------------------------------
+
+def test_a_worker_that_keeps_continuing_itself_is_never_read_running():
+    """A thread sending SIGCONT to its own process in a loop cancels the judge's SIGSTOP: the judge never sees every
+    thread stopped, and refuses the worker instead of reading it running (a runtime_error, 2 s later)."""
+    result = judge("freeze_race.py", worker_env={"JUDGE_TEST_MODE": "sigcont"})
+    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
+    assert "could not be stopped" in result.message, result.message
+
+
+@pytest.mark.xfail(strict=True, reason="Worker._receive freezes the worker only after protocol.receive has read, "
+                                       "parsed and cleaned the whole reply: a reply padded to 8 MB keeps the judge "
+                                       "busy while a thread of the worker's writes the answer solve() never wrote "
+                                       "(the 'done' comes first, the work after it: every call accepted)")
+def test_the_worker_is_frozen_before_the_judge_reads_its_reply():
+    result = judge("freeze_race.py", worker_env={"JUDGE_TEST_MODE": "late_padded"})
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
