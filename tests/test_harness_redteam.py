@@ -317,3 +317,17 @@ def test_a_worker_that_keeps_continuing_itself_is_never_read_running():
 def test_the_worker_is_frozen_before_the_judge_reads_its_reply():
     result = judge("freeze_race.py", worker_env={"JUDGE_TEST_MODE": "late_padded"})
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
+
+
+# -- 10 (a defence holding): the shared memory handled from the worker's side --------------------------------
+
+@pytest.mark.parametrize("mode, verdict, words", [
+    ("punch", Verdict.RUNTIME_ERROR, "wrote outside `output`"),  # a hole punched: zeros read, no fault
+    ("input", Verdict.WRONG_ANSWER, "input 'input' was modified"),  # the file mapped again, the input rewritten
+    ("shrink", Verdict.ACCEPTED, ""),  # ftruncate(0): EPERM (F_SEAL_SHRINK); the judge's mapping never faults
+    ("seal", Verdict.ACCEPTED, ""),  # F_SEAL_WRITE / FUTURE_WRITE: EPERM (F_SEAL_SEAL)
+])
+def test_the_shared_memory_handled_from_the_workers_side(mode, verdict, words):
+    result = judge("shared_memory_tricks.py", worker_env={"JUDGE_TEST_MODE": mode})
+    assert result.verdict == verdict, (result.verdict, result.message)
+    assert words in result.message, result.message
