@@ -331,3 +331,10 @@ def test_the_shared_memory_handled_from_the_workers_side(mode, verdict, words):
     result = judge("shared_memory_tricks.py", worker_env={"JUDGE_TEST_MODE": mode})
     assert result.verdict == verdict, (result.verdict, result.message)
     assert words in result.message, result.message
+
+
+# -- honest tools the harness must not refuse ---------------------------------------------------------------
+
+def test_threads_a_pool_and_a_child_that_end_before_solve_returns_are_accepted():
+    result = judge("honest_threads.py")
+    assert result.verdict == Verdict.ACCEPTED, (result.verdict, result.message)
