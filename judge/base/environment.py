@@ -25,6 +25,12 @@ _INSTALL = {"torch": "pip install torch==2.13.0  (on a GPU machine: a CUDA build
             "yaml": "pip install pyyaml"}
 
 
+# The only modules a worker's environment claim may name: the judge's own package and what it needs before a
+# solution loads (pyproject's dependencies).  Any other name is the solution's to have chosen: a forged claim
+# naming a module that exists nowhere was believed, and the grader told to install it (the red team of issue 46).
+CLAIMABLE_MODULES = frozenset({"judge", "torch", "triton", "numpy", "yaml", "click", "rich"})
+
+
 class JudgeEnvironmentError(RuntimeError):
     """The judge cannot judge on this installation (a module of its own is missing or broken): exit 3,
     with what is missing and the command that installs it."""

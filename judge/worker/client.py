@@ -19,7 +19,7 @@ from pathlib import Path
 
 from judge.base import signals
 from judge.base.bytecode import worker_bytecode_env
-from judge.base.environment import (ENVIRONMENT_MARK, ENVIRONMENT_STATUS, JudgeEnvironmentError,
+from judge.base.environment import (CLAIMABLE_MODULES, ENVIRONMENT_MARK, ENVIRONMENT_STATUS, JudgeEnvironmentError,
                                     check_worker_modules, environment_message)
 from judge.base.languages import is_cuda_source
 from judge.worker import protocol, sandbox, tree
@@ -242,16 +242,17 @@ class Worker:
 
     def _raise_if_broken_environment(self) -> None:
         """A worker that ended with ``ENVIRONMENT_STATUS`` before the solution loaded said which of the
-        judge's own modules it could not import: believed (``JudgeEnvironmentError``, exit 3) only if
-        that module fails to import here too, in a fresh Python with the worker's environment; else the
+        judge's own modules it could not import: believed (``JudgeEnvironmentError``, exit 3) only if it
+        names one of them (``CLAIMABLE_MODULES``) and that module fails to import here too, in a fresh Python with the worker's environment; else the
         solution's code forged the status, and its crash stays a verdict."""
         if self.process is None or self.process.poll() != ENVIRONMENT_STATUS:
             return
         claim = next((line.split(ENVIRONMENT_MARK, 1)[1].strip() for line in self.output_tail().splitlines()
                       if ENVIRONMENT_MARK in line), "")
         module, _, detail = claim.partition(":")
-        if not all(part.isidentifier() for part in module.strip().split(".")):
-            return
+        parts = module.strip().split(".")
+        if not all(part.isidentifier() for part in parts) or parts[0] not in CLAIMABLE_MODULES:
+            return  # not a module of the judge's: the solution's own failure, whatever it printed
         try:
             done = subprocess.run([sys.executable, "-c", f"import {module.strip()}"], env=self._environment(),
                                   capture_output=True, timeout=120, cwd=self.workdir.name if self.workdir else None)
@@ -628,7 +629,7 @@ class Worker:
         if self.process is None or not sys.platform.startswith("linux"):
             return
         root = self._worker_root()
-        if self.frozen_between_calls and self.wrap is None:
+        if self._freezes() and not self._frozen:
             self._freeze(root, what)
         left = tree.left_running(root)
         if left:
@@ -643,10 +644,15 @@ class Worker:
             self.arguments.replied()
 
     def _freeze(self, root: int, what: str) -> None:
+        """Stop every thread of the worker; a worker that cannot be stopped is killed.  One that has ended is left
+        to the read that follows, which finds its pipe closed and says how it ended."""
         self._frozen = True
-        if not tree.freeze(root):
-            self._kill()
-            raise WorkerCrashed(f"the solution's process could not be stopped after {what}; it was killed")
+        if tree.freeze(root):
+            return
+        if self.process.poll() is not None or not os.path.exists(f"/proc/{root}"):
+            return
+        self._kill()
+        raise WorkerCrashed(f"the solution's process could not be stopped after {what}; it was killed")
 
     def _ask_for_stacks(self, wait_s: float = 0.5) -> None:
         """Before a worker past its deadline is killed: its threads' stacks written into its output (session.py's
@@ -677,7 +683,7 @@ class Worker:
     def _receive(self, timeout: float, what: str, cap: float | None = None) -> tuple[dict, list]:
         clock = CallDeadline(time.monotonic(), timeout, cap)
         try:
-            header = self._next_reply(clock)
+            header = self._next_reply(clock, what)
             self._check_reply(what)
             return header, []
         except OSError:
@@ -693,16 +699,49 @@ class Worker:
                                     "it was stopped") from None
             raise WorkerCrashed(self._death_message(f"during {what}", str(exc))) from None
 
-    def _next_reply(self, clock: CallDeadline) -> dict:
+    def _next_reply(self, clock: CallDeadline, what: str) -> dict:
         """The next message that is not a ``progress`` report; a report moves the deadline of a request that may
         compile (``request``'s ``cap``), and no other's.  No reply carries data: the results are in the shared
-        memory, read by the judge."""
+        memory, read by the judge.  A reply other than a profile's that was still being written when the worker
+        was frozen is malformed: every other reply fits a pipe's buffer whole, and a long one kept the worker
+        running while the judge read it (a reply padded to 8 MB: the red team of issue 46, idea 9)."""
         while True:
-            header, _ = protocol.receive(self._response_r, clock.deadline(), protocol.MAX_BLOB, 0, 0)
+            header, whole = self._frozen_message(clock, what)
             header = protocol.clean(header)  # no lone surrogate or terminal escape reaches a report
+            if not whole and header.get("ok") and header.get("op") not in _LONG_REPLIES:
+                raise protocol.ProtocolError("a reply longer than a pipe holds, still being written when the judge "
+                                             "stopped the process (no reply of a call is that long)")
             if header.get("op") != "progress":
                 return header
+            self._thaw()
             clock.note(header, time.monotonic())
+
+    def _frozen_message(self, clock: CallDeadline, what: str) -> tuple[dict, bool]:
+        """The next message, the worker frozen as soon as its first bytes are there (before the judge reads and
+        parses it); whether it was whole then.  A message still being written is read with the worker thawed."""
+        fd = self._response_r
+        protocol.wait_readable(fd, clock.deadline())
+        if not self._freezes():
+            return protocol.read_message(fd, protocol.read_length(fd, clock.deadline()), clock.deadline(),
+                                         protocol.MAX_BLOB, 0, 0)[0], True
+        root = self._worker_root()
+        self._freeze(root, what)
+        whole = protocol.available(fd) >= 8
+        if not whole:
+            self._thaw()
+        length = protocol.read_length(fd, clock.deadline())
+        whole = whole and protocol.available(fd) >= length
+        if not whole:
+            self._thaw()
+        header, _ = protocol.read_message(fd, length, clock.deadline(), protocol.MAX_BLOB, 0, 0)
+        if not whole:
+            self._freeze(root, what)
+        return header, whole
+
+    def _freezes(self) -> bool:
+        """Whether this worker is frozen between calls (_check_reply)."""
+        return (self.process is not None and sys.platform.startswith("linux") and self.frozen_between_calls
+                and self.wrap is None)
 
     def _death_message(self, when: str, detail: str = "") -> str:
         code = None
@@ -760,6 +799,10 @@ class Worker:
         if size > limit and len(kept) == len(every):
             kept[0] = "..." + kept[0]  # the first line shown is cut at its start
         return f"{OUTPUT_MARK}: its last {len(kept)} line(s), of {_amount(size)} printed ---\n" + "\n".join(kept)
+
+
+# Replies that may be longer than a pipe holds: a profile's records of every launch (kernel_trace.py).
+_LONG_REPLIES = frozenset({"profiled"})
 
 
 def _below_tool(pid: int) -> int:

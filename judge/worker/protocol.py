@@ -8,6 +8,7 @@ process wrote, so a hostile solution cannot run code in the judge.
 
 from __future__ import annotations
 
+import array
 import json
 import os
 import select
@@ -16,8 +17,8 @@ import time
 
 from judge.base.text import MAX_MESSAGE, bounded, clean_text as _clean_text
 
-__all__ = ["ProtocolError", "Closed", "Timeout", "send", "receive", "spec_message", "spec_from_message", "clean",
-           "clean_text"]
+__all__ = ["ProtocolError", "Closed", "Timeout", "send", "receive", "read_length", "read_message", "wait_readable",
+           "available", "spec_message", "spec_from_message", "clean", "clean_text"]
 
 _LENGTH = struct.Struct("<Q")
 MAX_HEADER = 16 * 1024 * 1024
@@ -71,9 +72,20 @@ def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB, ma
     checked before any blob is read: a forged header cannot make the judge allocate more than
     the tensors it expects.
     """
+    return read_message(fd, read_length(fd, deadline), deadline, max_blob, max_blobs, max_total)
+
+
+def read_length(fd: int, deadline: float | None = None) -> int:
+    """The first part of a message: its header's length (``read_message`` reads the rest)."""
     (length,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
     if length > MAX_HEADER:
         raise ProtocolError(f"message header of {length} bytes is too large")
+    return length
+
+
+def read_message(fd: int, length: int, deadline: float | None = None, max_blob: int = MAX_BLOB,
+                 max_blobs: int | None = None, max_total: int | None = None) -> tuple[dict, list[bytearray]]:
+    """The rest of a message whose header is ``length`` bytes long (``receive``'s bounds)."""
     try:
         header = json.loads(_read_exact(fd, length, deadline).decode())
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a 5000-digit int; [[[[... too deep
@@ -88,6 +100,24 @@ def receive(fd: int, deadline: float | None = None, max_blob: int = MAX_BLOB, ma
     if max_total is not None and sum(sizes) > max_total:
         raise ProtocolError(f"malformed message header: {sum(sizes)} bytes of blobs, at most {max_total} expected")
     return header, [_read_exact(fd, size, deadline) for size in sizes]
+
+
+def wait_readable(fd: int, deadline: float | None = None) -> None:
+    """Until ``fd`` has something to read (or its writer closed it); ``Timeout`` past ``deadline``."""
+    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+    ready, _, _ = select.select([fd], [], [], remaining)
+    if not ready:
+        raise Timeout()
+
+
+def available(fd: int) -> int:
+    """Bytes waiting in the pipe ``fd`` (FIONREAD)."""
+    import fcntl
+    import termios
+
+    count = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    return count[0]
 
 
 def clean_text(text: str) -> str:
