@@ -53,38 +53,46 @@ def call(worker, seed: int, rows: int = 5, cols: int = 3):
 
 # -- 1: a helper whose thread-group leader exited -------------------------------------------------------------
 
-ZOMBIE_LEADER = ("tree._running reads only the thread-group leader's state (/proc/<pid>/stat): a child whose main "
-                 "thread called SYS_exit while another thread runs on shows 'Z', so left_running() counts a live "
-                 "process as ended")
-
-
-@pytest.mark.xfail(strict=True, reason=ZOMBIE_LEADER + ": the run is accepted with a helper process alive throughout")
 def test_a_helper_whose_leader_thread_exited_is_a_process_left_running():
+    """tree._running read only the thread-group leader's state (/proc/<pid>/stat): a child whose main thread called
+    SYS_exit while another thread ran on showed 'Z', and left_running() counted a live process as ended (accepted,
+    11 of 11, under judge run, the server and judge grade).  Now every thread is read."""
     result = judge("zombie_leader_helper.py")
     assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
     assert "left a process running" in result.message, result.message
 
 
-@pytest.mark.xfail(strict=True, reason="limits.family/resident_bytes read VmRSS of the leader, which a zombie leader "
-                                       "has none of: 1 GiB a helper's live thread holds is not counted (nor limited)")
 def test_a_helpers_memory_is_counted_whatever_its_leader_thread_did():
-    from judge.worker import limits
+    """limits.resident_bytes read the leader's VmRSS, which a leader that ended alone has none of: 1 GiB a live
+    thread of that process held was not counted (nor limited).  A process whose main thread leaves by SYS_exit
+    while another thread holds 256 MiB: counted, and still running."""
+    import subprocess
+    import sys
 
-    worker = started_worker("zombie_leader_helper.py", {"JUDGE_TEST_HELPER_MB": "1024"})
-    if worker is None:
-        return  # refused at load: closed another way
+    from judge.worker import limits, tree
+
+    script = ("import ctypes, threading, time\n"
+              "def hold():\n    block = bytearray(256 << 20)\n    block[::4096] = b'x' * len(block[::4096])\n"
+              "    print('held', flush=True)\n    time.sleep(60)\n"
+              "threading.Thread(target=hold).start()\n"
+              "time.sleep(1.0)\nctypes.CDLL(None).syscall(60, 0)\n")  # SYS_exit: the main thread alone
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)  # the helper has touched its memory
-        counted = limits.family(worker._worker_root())[0]
-        assert counted > 1024 * 1024**2, f"the watchdog counts {counted / 1024**2:.0f} MiB"
+        assert process.stdout.readline().strip() == "held"
+        deadline = time.monotonic() + 5.0
+        while tree._stat(process.pid)[0] != "Z" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tree._stat(process.pid)[0] == "Z"  # the leader has ended, the process has not
+        assert tree._running(process.pid)
+        assert limits.resident_bytes(process.pid) > 256 << 20
     finally:
-        worker.stop()
+        process.kill()
+        process.wait()
 
 
-@pytest.mark.xfail(strict=True, reason="tree.freeze stops the worker's root alone and the hidden helper is never "
-                                       "stopped: it sends SIGCONT once the judge has seen every thread stopped, and "
-                                       "the worker runs while the judge reads results and writes the next inputs")
 def test_the_worker_stays_frozen_until_the_next_request():
+    """The hidden helper sent SIGCONT once the judge had seen every thread stopped: now it is a process left
+    running, refused at load."""
     from judge.worker import tree
 
     worker = started_worker("zombie_leader_helper.py", {"JUDGE_TEST_HELPER_THAW": "1"})

@@ -103,8 +103,26 @@ def wait_ended(pids: list[int], timeout: float) -> list[int]:
 
 
 def _running(pid: int) -> bool:
-    """Whether ``pid`` exists and has not ended (a zombie's exit is done)."""
+    """Whether ``pid`` exists and has not ended (a zombie's exit is done): any of its threads.  A process whose
+    main thread ended alone (SYS_exit, not exit_group) reads "Z" in its own stat while another thread runs on,
+    and was counted as ended (the red team of issue 46: a helper left running, its memory uncounted)."""
     fields = _stat(pid)
+    if fields is None:
+        return False
+    if fields[0] not in ("Z", "X"):
+        return True
+    return any(_live_task(pid, tid) for tid in _tasks(pid))
+
+
+def _tasks(pid: int) -> list[int]:
+    try:
+        return [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+    except (OSError, ValueError):
+        return []
+
+
+def _live_task(pid: int, tid: int) -> bool:
+    fields = _stat(pid, tid)
     return fields is not None and fields[0] not in ("Z", "X")
 
 
