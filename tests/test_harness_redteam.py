@@ -128,20 +128,20 @@ def judge_tmp(tmp_path, monkeypatch):
     _remove(folder)
 
 
-@pytest.mark.xfail(strict=True, reason="Worker.stop removes the worker's folder with TemporaryDirectory.cleanup "
-                                       "(shutil.rmtree, recursive on Python 3.11) and catches OSError only: 3000 "
-                                       "nested folders made in $TMPDIR raise RecursionError out of the runner's "
-                                       "close(), an internal error (exit 3) instead of the verdict")
 def test_a_deep_tree_in_the_workers_folder_is_removed_and_the_verdict_stands(judge_tmp):
+    """A hole until judge/worker/folders.py walked by descriptors: Worker.stop removes the worker's folder with
+    TemporaryDirectory.cleanup (shutil.rmtree, recursive on Python 3.11) and catches OSError only: 3000 nested
+    folders made in $TMPDIR raise RecursionError out of the runner's close(), an internal error (exit 3) instead
+    of the verdict."""
     result = judge("deep_scratch.py", worker_env={"JUDGE_TEST_DEPTH": "3000"})
     assert result.verdict == Verdict.ACCEPTED, (result.verdict, result.message)
     assert not [p for p in judge_tmp.iterdir() if p.name.startswith("judge-worker-")], "the worker's folder is left"
 
 
-@pytest.mark.xfail(strict=True, reason="limits.folder_bytes scans each folder by its whole path: below PATH_MAX "
-                                       "(17 levels of 255-character names) os.scandir fails with ENAMETOOLONG and "
-                                       "the files there are not counted: 256 MiB against a 64 MiB limit, unseen")
 def test_files_deeper_than_path_max_count_against_the_disk_limit(judge_tmp):
+    """A hole until judge/worker/folders.py walked by descriptors: limits.folder_bytes scans each folder by its
+    whole path: below PATH_MAX (17 levels of 255-character names) os.scandir fails with ENAMETOOLONG and the
+    files there are not counted: 256 MiB against a 64 MiB limit, unseen."""
     worker = started_worker("deep_scratch.py", {"JUDGE_TEST_DEPTH": "20", "JUDGE_TEST_NAME_LEN": "255",
                                                 "JUDGE_TEST_DEEP_MB": "256"}, Limits(scratch_bytes=64 * 1024**2))
     try:
@@ -233,11 +233,11 @@ print(oct(stat.S_IMODE(os.stat(target).st_mode)))
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="Worker.stop removes the worker's folder with TemporaryDirectory.cleanup, "
-                                       "whose error handler on Python 3.11.7 (CVE-2023-6597) chmods a path it could "
-                                       "not unlink to 0700 following symlinks: a link in a folder the solution made "
-                                       "read-only turns any file of the judge's (non-root) user to mode 0700")
 def test_the_cleanup_of_the_workers_folder_changes_no_file_outside_it():
+    """A hole until judge/worker/folders.py walked by descriptors: Worker.stop removes the worker's folder with
+    TemporaryDirectory.cleanup, whose error handler on Python 3.11.7 (CVE-2023-6597) chmods a path it could not
+    unlink to 0700 following symlinks: a link in a folder the solution made read-only turns any file of the
+    judge's (non-root) user to mode 0700."""
     import shutil
     import subprocess
     import tempfile

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from judge.base.bytecode import worker_bytecode_env
 from judge.base.environment import (CLAIMABLE_MODULES, ENVIRONMENT_MARK, ENVIRONMENT_STATUS, JudgeEnvironmentError,
                                     check_worker_modules, environment_message)
 from judge.base.languages import is_cuda_source
+from judge.worker.folders import ScratchFolder, remove_tree
 from judge.worker import protocol, sandbox, tree
 from judge.worker import cuda_build
 from judge.worker.cuda_build import CudaUnavailable, cuda_settings
@@ -85,7 +85,7 @@ def _prune(root: Path, keep: int) -> None:
     except OSError:
         return
     for entry in folders[keep:]:
-        shutil.rmtree(entry.path, ignore_errors=True)
+        remove_tree(entry.path)
 
 
 class WorkerCrashed(RuntimeError):
@@ -198,7 +198,7 @@ class Worker:
         self._signatures: set = set()  # the sizes and scalars calls have had: a new one may compile (_compiles)
         self._initialized = False  # spawned but never started: still importing, it cannot hear "exit"
         self.process = None  # subprocess.Popen, or forked.ForkedProcess in a command the server runs
-        self.workdir: tempfile.TemporaryDirectory | None = None
+        self.workdir: ScratchFolder | None = None
         self.output_path: Path | None = None
         self._output_fd: int | None = None  # the capture file, held open from spawn (output_tail)
         self._owner: int | None = None  # the thread that spawned it (kill_workers_of)
@@ -358,7 +358,7 @@ class Worker:
             self._spawn()
 
     def _spawn(self) -> None:
-        self.workdir = tempfile.TemporaryDirectory(prefix="judge-worker-")
+        self.workdir = ScratchFolder("judge-worker-")
         self.output_path = Path(self.workdir.name) / "output.txt"
         request_r, self._request_w = os.pipe()
         os.set_blocking(self._request_w, False)  # writes with a deadline (protocol.send): a worker may stop reading
@@ -472,10 +472,10 @@ class Worker:
             self.arguments.close()
             self.arguments = None
         if self.workdir is not None:
-            try:
-                self.workdir.cleanup()
-            except OSError:  # a process of the solution's still writing there: what is left stays
-                shutil.rmtree(self.workdir.name, ignore_errors=True)
+            finalizer = getattr(self.workdir, "_finalizer", None)  # a TemporaryDirectory's own rmtree: never run
+            if finalizer is not None:
+                finalizer.detach()
+            remove_tree(self.workdir.name)  # by descriptors, at any depth, no link followed (folders.py)
             self.workdir = None
 
     def end_wrapped(self, timeout: float) -> str:

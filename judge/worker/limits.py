@@ -122,21 +122,14 @@ def family(pid: int, most: int = MAX_PROCESSES) -> tuple[int, int] | None:
 
 def folder_bytes(folder, stop_at: int) -> int:
     """Bytes the files under ``folder`` (a path, or several) take on disk (allocated blocks), counted up to
-    just past ``stop_at``."""
-    total, pending = 0, [folder] if isinstance(folder, str) else list(folder)
-    while pending and total <= stop_at:
-        try:
-            with os.scandir(pending.pop()) as entries:
-                for entry in entries:
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
-                        else:
-                            total += entry.stat(follow_symlinks=False).st_blocks * 512
-                    except OSError:
-                        continue
-        except OSError:
-            continue
+    just past ``stop_at``, at any depth (folders.tree_bytes: below PATH_MAX a path-based scan counted nothing)."""
+    from judge.worker.folders import tree_bytes
+
+    total = 0
+    for path in [folder] if isinstance(folder, str) else list(folder):
+        if total > stop_at:
+            break
+        total += tree_bytes(path, stop_at - total)
     return total
 
 
