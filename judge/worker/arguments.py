@@ -173,6 +173,9 @@ class CallArguments:
 
 # -- the memory itself -------------------------------------------------------------------------------------------
 
+_PAGE_SLACK = 1 << 16  # what a file's allocation may hold past its size (its last pages)
+
+
 class _HostMemory:
     """CPU mode: a sealed memfd, mapped whole by the judge."""
 
@@ -187,11 +190,13 @@ class _HostMemory:
         except (AttributeError, OSError) as exc:
             raise ArgumentsError(f"no sealed memfd here ({exc}): the judge cannot share a call's arguments") from None
         self.size, self._map, self.bytes = 0, None, None
+        self.file_size = 0  # what the judge made the file (it can grow, never shrink: the seal)
 
     def grow(self, nbytes: int) -> None:
         import torch
 
-        os.ftruncate(self.fd, max(nbytes, os.fstat(self.fd).st_size))
+        self.file_size = max(nbytes, self.file_size)
+        os.ftruncate(self.fd, self.file_size)
         self.bytes = None
         _unmap(self._map)
         self._map = mmap.mmap(self.fd, nbytes, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
@@ -199,6 +204,17 @@ class _HostMemory:
 
     def handle(self) -> dict:
         return {"kind": self.kind, "size": self.size}
+
+    def outgrown(self) -> str:
+        """Why the file holds more than the judge made of it ("" when it does not): the worker may write its
+        mapping, not grow it (a worker fallocated it to 512 MiB, pages of the judge's process: the red team of
+        issue 46)."""
+        info = os.fstat(self.fd)
+        held = max(info.st_size, info.st_blocks * 512)
+        if held <= self.file_size + _PAGE_SLACK:
+            return ""
+        return (f"the solution's process grew the judge's shared memory to {held / 1024**2:.1f} MiB, past the "
+                f"{self.file_size / 1024**2:.1f} MiB the judge laid out")
 
     def close(self) -> None:
         self.bytes = None
@@ -376,10 +392,14 @@ class JudgeArguments:
         self._clean = None if found else tuple(slots)  # the next place() of this layout need not write them again
         return found
 
-    def replied(self) -> None:
-        """The worker answered a request that carried the newest handle: earlier allocations can go."""
+    def replied(self) -> str:
+        """The worker answered a request that carried the newest handle: earlier allocations can go.  Returns why
+        the worker must be refused ("" when it need not): it grew the judge's shared memory."""
         if isinstance(self.memory, _DeviceMemory):
             self.memory.release_retired()
+        if isinstance(self.memory, _HostMemory):
+            return self.memory.outgrown()
+        return ""
 
     def close(self) -> None:
         if self.memory is not None:

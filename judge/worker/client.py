@@ -388,7 +388,8 @@ class Worker:
                 self.arguments = None
         self.watchdog = MemoryWatchdog(self.process.pid, self.limits.host_memory(), self._kill_tree,
                                        scratch=self._writable(), scratch_limit=self.limits.scratch_bytes,
-                                       output_fd=self._output_fd, output_limit=self.limits.output_bytes)
+                                       output_fd=self._output_fd, output_limit=self.limits.output_bytes,
+                                       shared_fd=self.arguments.fd if self.arguments is not None else None)
         self.watchdog.start()
         self._owner = threading.get_ident()
         with _LIVE_LOCK:
@@ -641,7 +642,10 @@ class Worker:
                 "process the solution starts must end before it returns (one left behind could rewrite the results "
                 "or work untimed); the worker was stopped")
         if self.arguments is not None:
-            self.arguments.replied()
+            outgrown = self.arguments.replied()
+            if outgrown:
+                self._kill()
+                raise WorkerCrashed(f"{outgrown} (it may write the arguments, never grow them); it was stopped")
 
     def _freeze(self, root: int, what: str) -> None:
         """Stop every thread of the worker; a worker that cannot be stopped is killed.  One that has ended is left

@@ -120,6 +120,32 @@ def family(pid: int, most: int = MAX_PROCESSES) -> tuple[int, int] | None:
     return own + sum(resident_bytes(child) or 0 for child in below), len(below)
 
 
+def memory_file_bytes(pids, skip: set | None = None) -> int:
+    """Bytes of the distinct memory files (memfds) the processes ``pids`` hold open, by their allocated blocks,
+    less those in ``skip`` ((st_dev, st_ino): the judge's own shared memory).  Pages written into a memfd with
+    write(2) and never mapped are in no process's VmRSS: 1 GiB of them passed a 600 MiB limit (the red team of
+    issue 46)."""
+    seen, total = set(skip or ()), 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            path = f"/proc/{pid}/fd/{fd}"
+            try:
+                if not os.readlink(path).startswith("/memfd:"):
+                    continue
+                info = os.stat(path)
+            except OSError:
+                continue
+            key = (info.st_dev, info.st_ino)
+            if key not in seen:
+                seen.add(key)
+                total += info.st_blocks * 512
+    return total
+
+
 def folder_bytes(folder, stop_at: int) -> int:
     """Bytes the files under ``folder`` (a path, or several) take on disk (allocated blocks), counted up to
     just past ``stop_at``, at any depth (folders.tree_bytes: below PATH_MAX a path-based scan counted nothing)."""
@@ -144,9 +170,10 @@ class MemoryWatchdog(threading.Thread):
     not counted: forked from the judge server, it shares the server's memory)."""
 
     SCRATCH_EVERY = 20  # polls
+    FILES_EVERY = 5  # polls: the memory files (a look at each process's descriptors)
 
     def __init__(self, pid: int, limit: int, kill, interval: float = 0.05, scratch=None, scratch_limit: int = 0,
-                 output_fd: int | None = None, output_limit: int = 0):
+                 output_fd: int | None = None, output_limit: int = 0, shared_fd: int | None = None):
         super().__init__(daemon=True, name=f"judge-memory-watchdog-{pid}")
         self.pid, self.root, self.limit, self.kill, self.interval = pid, pid, limit, kill, interval
         self.output_fd, self.output_limit = output_fd, output_limit
@@ -156,6 +183,11 @@ class MemoryWatchdog(threading.Thread):
         self.tripped: int | None = None
         self.tripped_disk: int | None = None
         self.tripped_processes: int | None = None
+        self.shared = set()  # the judge's shared memory's (st_dev, st_ino): the judge's pages, not the worker's
+        if shared_fd is not None:
+            info = os.fstat(shared_fd)
+            self.shared.add((info.st_dev, info.st_ino))
+        self.in_files = 0  # bytes in the worker's memory files, as last counted (every FILES_EVERY polls)
         self._stop_event = threading.Event()
 
     @property
@@ -175,8 +207,11 @@ class MemoryWatchdog(threading.Thread):
                 self.tripped_processes = processes
                 self.kill()
                 return
-            if used > self.limit:
-                self.tripped = used
+            polls += 1
+            if polls % self.FILES_EVERY == 1:
+                self.in_files = self.memory_in_files()
+            if used + self.in_files > self.limit:
+                self.tripped = used + self.in_files
                 self.kill()
                 return
             printed = self.printed()
@@ -184,13 +219,18 @@ class MemoryWatchdog(threading.Thread):
                 self.tripped_output = printed
                 self.kill()
                 return
-            polls += 1
             if self.folders and polls % self.SCRATCH_EVERY == 0:
                 written = folder_bytes(self.folders, self.scratch_limit)
                 if written > self.scratch_limit:
                     self.tripped_disk = written
                     self.kill()
                     return
+
+    def memory_in_files(self) -> int:
+        """The worker's memory files' bytes (``memory_file_bytes`` of its processes)."""
+        from judge.worker.tree import descendants
+
+        return memory_file_bytes([self.root, *descendants(self.root, most=MAX_PROCESSES + 1)], self.shared)
 
     def printed(self) -> int:
         """Bytes in the output capture file now (0 without one)."""
