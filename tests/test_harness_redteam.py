@@ -200,13 +200,13 @@ def test_the_worker_cannot_grow_the_judges_shared_memory():
 
 # -- 4 (honest): a tensor kept from one call and read in a later one ------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="WorkerArguments._release munmaps every slot's reservation when the next "
-                                       "call's layout differs, while tensors the solution kept still point there: "
-                                       "reading one faults (SIGSEGV, reported as the kernel's out-of-bounds access) "
-                                       "or, when the new reservation lands at the same address, silently shows the "
-                                       "next call's values; an honest memoising solve() is a runtime_error")
 @pytest.mark.parametrize("sizes", [[(63, 100), (1449, 1449)], [(2048, 2048), (5, 3)]])
 def test_a_tensor_kept_from_an_earlier_call_stays_readable(sizes):
+    """A hole until a slot's mapping lived as long as a tensor over it (arguments._Reservation):
+    WorkerArguments._release munmaps every slot's reservation when the next call's layout differs, while tensors
+    the solution kept still point there: reading one faults (SIGSEGV, reported as the kernel's out-of-bounds
+    access) or, when the new reservation lands at the same address, silently shows the next call's values; an
+    honest memoising solve() is a runtime_error."""
     worker = started_worker("keeps_input.py")
     try:
         for seed, (rows, cols) in enumerate(sizes):

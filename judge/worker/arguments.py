@@ -31,6 +31,7 @@ import ctypes
 import math
 import mmap
 import os
+import weakref
 from dataclasses import dataclass, field
 
 __all__ = ["Slot", "plan", "span", "zone_bytes", "GuardViolation", "CallArguments", "JudgeArguments",
@@ -252,15 +253,18 @@ def _check(status: int, what: str) -> None:
         raise ArgumentsError(f"{what} failed: CUDA driver error {status}")
 
 
-def _device_tensor(pointer: int, nbytes: int, device):
-    """A uint8 tensor over ``nbytes`` of device memory at ``pointer`` (no copy, not torch's allocation)."""
+def _device_tensor(pointer: int, nbytes: int, device, owner=None):
+    """A uint8 tensor over ``nbytes`` of device memory at ``pointer`` (no copy, not torch's allocation); the tensor
+    keeps the interface object, and so ``owner``, alive as long as any view of it lives."""
     import torch
 
     class _Interface:
         __cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (pointer, False), "version": 3,
                                     "strides": None}
 
-    return torch.as_tensor(_Interface(), device=device)
+    interface = _Interface()
+    interface.owner = owner
+    return torch.as_tensor(interface, device=device)
 
 
 class _DeviceMemory:
@@ -451,6 +455,50 @@ def _canary(device, nbytes: int):
 
 # -- the solution's process's side ------------------------------------------------------------------------------
 
+class _Reservation:
+    """A CPU-mode slot's mapping: ``total`` bytes of address space at ``base``, the slot's block of the judge's
+    memfd at ``block`` inside it.  Unmapped when the last tensor over it goes (``__del__``), not when the next
+    call's layout differs: a tensor solve() kept from an earlier call faulted there (the red team of issue 46,
+    idea 4: an honest memoising solve() a runtime error)."""
+
+    def __init__(self, base: int, total: int, block: int, length: int):
+        self.base, self.total, self.block, self.length = base, total, block, length
+
+    def make_private(self) -> None:
+        """The block replaced, at its address, by a private copy of what it holds now (the judge has placed the
+        next call's arguments by then: a kept tensor is the caller's buffer, which a caller reuses); the kept
+        tensor reads that copy from then on, never the judge's memory again."""
+        libc = _libc()
+        copy = libc.mmap(None, self.length, mmap.PROT_READ | mmap.PROT_WRITE, _MAP_PRIVATE | _MAP_ANONYMOUS, -1, 0)
+        if copy in (None, _MAP_FAILED):
+            return
+        ctypes.memmove(copy, self.block, self.length)
+        moved = libc.mremap(ctypes.c_void_p(copy), ctypes.c_size_t(self.length), ctypes.c_size_t(self.length),
+                            _MREMAP_MAYMOVE | _MREMAP_FIXED, ctypes.c_void_p(self.block))
+        if moved != self.block:
+            libc.munmap(ctypes.c_void_p(copy), ctypes.c_size_t(self.length))
+
+    def __del__(self):
+        try:
+            _libc().munmap(ctypes.c_void_p(self.base), ctypes.c_size_t(self.total))
+        except Exception:  # noqa: BLE001 - at interpreter exit: the process's end unmaps it
+            pass
+
+
+class _IpcMapping:
+    """A GPU-mode allocation of the judge's opened in this process: closed when the last tensor over it goes, not
+    when the judge's next allocation arrives (a kept tensor read closed device memory)."""
+
+    def __init__(self, pointer: int):
+        self.pointer = pointer
+
+    def __del__(self):
+        try:
+            _driver().cuIpcCloseMemHandle(ctypes.c_ulonglong(self.pointer))
+        except Exception:  # noqa: BLE001 - at interpreter exit, or the device gone
+            pass
+
+
 class WorkerArguments:
     """The worker's side: maps the judge's memory and hands out tensors over its slots.
 
@@ -462,7 +510,7 @@ class WorkerArguments:
         self.size = 0
         self._layout: tuple = ()
         self._tensors: dict = {}
-        self._regions: list[tuple[int, int]] = []  # (address, length) of each CPU-mode reservation
+        self._regions: list[_Reservation] = []  # each CPU-mode slot's mapping, for this layout
         self._opened = (0, 0, None)  # GPU: (generation, pointer, uint8 tensor over the allocation)
 
     def tensors(self, handle: dict, items: list) -> dict:
@@ -488,12 +536,11 @@ class WorkerArguments:
         raw = bytes.fromhex(str(handle.get("ipc", "")))
         if len(raw) != 64:
             raise ArgumentsError("the request's CUDA IPC handle is malformed")
-        if self._opened[1]:
-            driver.cuIpcCloseMemHandle(ctypes.c_ulonglong(self._opened[1]))
+        self._opened = (0, 0, None)  # the last allocation closes when no tensor over it is left (_IpcMapping)
         pointer = ctypes.c_ulonglong()
         _check(driver.cuIpcOpenMemHandle_v2(ctypes.byref(pointer), _IpcHandle.from_buffer_copy(raw), 1),
                "cuIpcOpenMemHandle")  # 1: CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
-        whole = _device_tensor(pointer.value, size, self.device)
+        whole = _device_tensor(pointer.value, size, self.device, _IpcMapping(pointer.value))
         self._opened, self.size = (generation, pointer.value, whole), size
         return whole
 
@@ -516,25 +563,33 @@ class WorkerArguments:
             base = libc.mmap(None, total, 0, _MAP_PRIVATE | _MAP_ANONYMOUS | _MAP_NORESERVE, -1, 0)
             if base in (None, _MAP_FAILED):
                 raise ArgumentsError(f"no address space for the argument {slot.name!r}")
-            self._regions.append((base, total))
+            reservation = _Reservation(base, total, base + gap, slot.block)
+            self._regions.append(reservation)
             mapped = libc.mmap(base + gap, slot.block, mmap.PROT_READ | mmap.PROT_WRITE,
                                mmap.MAP_SHARED | _MAP_FIXED, self.fd, slot.offset)
             if mapped != base + gap:
                 raise ArgumentsError(f"the argument {slot.name!r} could not be mapped")
-            block = torch.frombuffer((ctypes.c_uint8 * slot.block).from_address(mapped), dtype=torch.uint8)
+            memory = (ctypes.c_uint8 * slot.block).from_address(mapped)
+            memory.reservation = reservation  # the tensors keep ``memory``, and so the mapping, alive
+            block = torch.frombuffer(memory, dtype=torch.uint8)
             local = Slot(slot.name, slot.dtype, slot.shape, 0, slot.front, slot.nbytes, slot.back)
             self._tensors[slot.name] = _view(block, local)
 
     def _release(self) -> None:
+        """This layout's slots let go: a mapping no tensor holds any more is unmapped at once (``_Reservation``);
+        one a tensor the solution kept still holds becomes a private copy of its call's values."""
         self._tensors = {}
         self._layout = ()
-        libc = _libc() if self._regions else None
-        for base, total in self._regions:
-            libc.munmap(ctypes.c_void_p(base), ctypes.c_size_t(total))
+        kept = [weakref.ref(reservation) for reservation in self._regions]
         self._regions = []
+        for ref in kept:
+            reservation = ref()
+            if reservation is not None:
+                reservation.make_private()
 
 
 _MAP_FIXED, _MAP_PRIVATE, _MAP_ANONYMOUS = 0x10, 0x02, 0x20
+_MREMAP_MAYMOVE, _MREMAP_FIXED = 1, 2
 _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
@@ -544,4 +599,6 @@ def _libc():
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
     libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+    libc.mremap.restype = ctypes.c_void_p
+    libc.mremap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p)
     return libc

@@ -6,7 +6,9 @@
 # Seen (twice each): judge run --cpu-elements 4200000 --seed 3: runtime_error on edge-9 (63x100, then 1449x1449),
 # "killed by signal SIGSEGV ... usually an out-of-bounds tl.load or tl.store: check the masks"; with the default
 # caps every layout's reservation lands at the same address, and the kept tensor silently reads the next call's
-# slot instead (accepted here, since nothing depends on it).  A hole: an honest solution refused.
+# slot instead (accepted here, since nothing depended on it).  A hole: an honest solution refused.  Now a kept
+# tensor never faults: it is the caller's buffer, which the judge's next call may overwrite (as any harness that
+# reuses its buffers does); after the sizes change it is a private copy of what its block held then.
 import torch
 
 _kept = []
