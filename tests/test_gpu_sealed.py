@@ -196,3 +196,12 @@ def test_an_attack_on_the_judges_code_gets_nothing_on_the_gpu_either(name):
     result = judge_solution(TINY, str(HOSTILE / name), Options(seed=5, benchmark=False))
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
     assert not any(t.verdict == Verdict.ACCEPTED for t in result.tests), [(t.name, t.verdict) for t in result.tests]
+
+
+def test_a_tensor_kept_from_an_earlier_call_is_readable_on_the_gpu():
+    """The red team's honest memoising solve() (tests/solutions/harness_redteam/keeps_input.py) on the transpose
+    spec's sizes, which grow the judge's device memory (a new IPC allocation each time): the worker closes an
+    allocation when its last tensor goes, not when the next arrives, so the kept tensor is never unmapped."""
+    spec = small_bench_spec("transpose", "  - {name: square-64, rows: 64, cols: 64}\n")
+    result = run(spec, ROOT / "tests" / "solutions" / "harness_redteam" / "keeps_input.py", benchmark=False)
+    assert result.verdict == Verdict.ACCEPTED, result.message
