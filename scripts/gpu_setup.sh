@@ -1,4 +1,4 @@
-# Sourced by the GPU check scripts (cuda_gpu.sh, sealed_gpu.sh) on the device machine: $OUT, the sandbox's
+# Sourced by the GPU scripts kept beside scripts/gpu_check.sh (cuda_gpu.sh, cute_profile_gpu.sh, exact39_gpu.sh, served_trace.sh) on the device machine: $OUT, the sandbox's
 # wheels from .whl (landlockpy, pyseccomp) into /tmp/site on PYTHONPATH, the judge installed editable, the GPU.
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

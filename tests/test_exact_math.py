@@ -120,7 +120,7 @@ def test_an_error_within_the_tolerance_of_the_truth_or_thirty_times_the_referenc
     assert of_reference_order(40.0, 0.029, 0.001) and not of_reference_order(40.0, 0.031, 0.001)
     assert not of_reference_order(2.0, 1e-3, 0.0)  # an exact reference: only the tolerance counts
     assert not of_reference_order(float("inf"), float("inf"), 1.0)  # a NaN or infinite element
-    assert ORDER == 30.0  # research/scan_order_sim.py: honest orders within 18x, half precision 63x and more
+    assert ORDER == 30.0  # scripts/scan_order_sim.py: honest orders within 18x, half precision 63x and more
 
 
 def test_an_error_within_thirty_times_float32s_rounding_on_homogeneous_inputs_is_of_the_references_order():

@@ -576,7 +576,7 @@ def test_a_served_command_is_answered_before_its_process_ends(tmp_path):
 
 @pytest.mark.slow
 def test_judge_trace_marks_a_served_run_in_each_process(served, tmp_path):
-    """JUDGE_TRACE (judge/base/trace.py, research/served_trace.sh): the client, the forked command and its
+    """JUDGE_TRACE (judge/base/trace.py, scripts/served_trace.sh): the client, the forked command and its
     worker each mark their steps, on one clock; without it nothing is written."""
     trace = tmp_path / "marks"
     done = _judge(dict(served, JUDGE_TRACE=str(trace)), "run", TINY, str(SOLUTIONS / "transpose_ok.py"),

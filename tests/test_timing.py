@@ -236,7 +236,7 @@ def test_launch_guard_covers_twice_the_slow_launches_less_the_flush():
 def test_a_call_is_exposed_when_its_launch_outlasted_guard_and_flush():
     from judge.timer.guard import exposed_call
 
-    # lead / cover as research/lead_probe.py measured them on an H200: 108 µs of launching, 78 µs of cover
+    # lead / cover as measured on an H200 (docs/benchmarks.md, "Whole runs that read slow"): 108 µs of launching, 78 µs of cover
     assert exposed_call(lead_us=108.0, cover_us=78.0)
     assert not exposed_call(lead_us=64.0, cover_us=167.0)
 

@@ -1,4 +1,4 @@
-"""An opt-in cProfile of the judge's process and of its workers, for research/profile_run.sh.
+"""An opt-in cProfile of the judge's process and of its workers, for scripts/profile_run.sh.
 
 With JUDGE_PROFILE_DIR naming a folder, ``judge`` and each worker leave a
 ``ROLE-PID.prof`` there; without it nothing is imported or changed.

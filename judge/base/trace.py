@@ -1,4 +1,4 @@
-"""Opt-in time marks across the judge's processes, for research/served_trace.sh.
+"""Opt-in time marks across the judge's processes, for scripts/served_trace.sh.
 
 With JUDGE_TRACE naming a file, ``mark(label)`` appends ``<wall clock> <pid> <label>``
 to it (client, server, forked command and worker alike: the clock is the machine's);

@@ -15,7 +15,7 @@ solution is **of the reference's order** when
 
 The second measure is the largest error, not the largest error in units of the tolerance: near a zero
 of the output (a prefix sum crossing 0) the tolerance shrinks to ``atol`` and that ratio swings with
-whichever answer happens to round worse there.  The factor is measured (research/scan_order_sim.py, on
+whichever answer happens to round worse there.  The factor is measured (scripts/scan_order_sim.py, on
 the CPU with float32 arithmetic in a GPU's orders, LeetGPU's data, N = 1 000 ... 250 000): honest
 orders of a prefix sum (a tree scan; blocked scans of 256, 1 024 and 4 096) have largest errors up to
 18 times one another's, while the same blocked scan of inputs read in half precision is 63 to 2 500 times

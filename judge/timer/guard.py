@@ -11,7 +11,7 @@ __all__ = ["GUARD_MARGIN_US", "GUARD_MAX_US", "launch_guard_us", "exposed_call",
 # end, launch latency included.  On an H200 host the launch of guard, flush,
 # start event and a Triton kernel takes 50-120 µs (it varies from run to run),
 # the flush alone covers ~67 µs: a 4.4 us transpose read medians of up to
-# 25 us in some runs (research/lead_probe.py, docs/benchmarks.md).
+# 25 us in some runs (docs/benchmarks.md, "Whole runs that read slow").
 GUARD_MARGIN_US = 50.0
 GUARD_MAX_US = 2000.0
 

@@ -88,7 +88,7 @@ if __name__ == "__main__":
     from judge.worker import namespaces
 
     namespaces.enter()  # the worker goes on in namespaces of its own; this process waits outside as it ends
-    from judge.base.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (research/profile_run.sh)
+    from judge.base.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (scripts/profile_run.sh)
 
     code = profiled("worker", main, sys.argv[1:])
     sys.stdout.flush()

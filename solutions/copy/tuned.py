@@ -4,7 +4,7 @@
 # indexing. Each program moves BLOCK = 2048 floats (8 KiB) with 16 warps: every
 # thread issues one wide (128-bit) coalesced load and store, many programs keep
 # the memory system busy, and a mask handles the tail. On an H200 this was the
-# best of 27 variants (research/copy_sweep.py): at N = 4096 (128 MB moved) it
+# best of 27 variants (scripts/copy_sweep.py): at N = 4096 (128 MB moved) it
 # ties torch's copy at ~89% of the 1 GiB copy bandwidth -- launch and drain
 # cost ~4 us of its 36 us -- and at N = 16384 it reaches 100%.
 import torch

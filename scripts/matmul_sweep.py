@@ -7,7 +7,7 @@ and every solutions/matmul/experimental/*.py): autotune at the benchmark size
 judge does: max over C of |C - C_ref| / (|A| @ |B|) with C_ref in float64; the
 judge accepts below 2e-6. Accuracy is also checked at awkward sizes.
 
-    python research/matmul_sweep.py [--only bf16x6,tf32x3] [--budget 225] [--no-warm]
+    python scripts/matmul_sweep.py [--only bf16x6,tf32x3] [--budget 225] [--no-warm]
 
 MATMUL_SWEEP_CPU=1 runs the same flow on the CPU through Triton's interpreter at
 tiny sizes (a dry run of the script itself; its times mean nothing).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print the top functions of each cProfile that research/profile_run.sh left: by
+"""Print the top functions of each cProfile that scripts/profile_run.sh left: by
 cumulative time (where the wall clock goes) and by own time (what is hot)."""
 
 import pstats

@@ -8,7 +8,7 @@ largest absolute error against the float64 answer, the ratios between honest ord
 judging/error_order.py's factor of 10 must cover), and the same blocked scan on inputs read in half
 precision (what it must not).
 
-    python research/scan_order_sim.py [--seeds 30]
+    python scripts/scan_order_sim.py [--seeds 30]
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 # Where a served warm run's seconds go outside judging (issue 29), on a GPU machine: judge_overhead's
 # warm-run table, then five served and two plain runs of the tuned transpose with time marks
 # (JUDGE_TRACE, judge/base/trace.py) from the client, the server, the forked command and worker.
-#   OUT=/tmp/out bash research/served_trace.sh
+#   OUT=/tmp/out bash scripts/served_trace.sh
 set -u
 source scripts/gpu_setup.sh
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
@@ -23,5 +23,5 @@ run() {  # label, then the environment's additions
 for i in 1 2 3 4 5; do run served$i; done
 for i in 1 2; do run alone$i JUDGE_SERVER=0; done
 python3 -m judge server stop --all > /dev/null 2>&1
-python3 research/marks_summary.py $JUDGE_TRACE | tee $OUT/marks.txt
+python3 scripts/marks_summary.py $JUDGE_TRACE | tee $OUT/marks.txt
 cat $OUT/phases.txt

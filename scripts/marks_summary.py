@@ -1,4 +1,4 @@
-"""research/served_trace.sh's time marks (JUDGE_TRACE), each run's from its shell's start."""
+"""scripts/served_trace.sh's time marks (JUDGE_TRACE), each run's from its shell's start."""
 import sys
 
 t0 = None

@@ -14,7 +14,7 @@ For each kernel, interleaved rounds of:
 with the SM and memory clocks, power and temperature sampled by nvidia-smi every 20 ms inside each
 window, and the judge's duty cycle (kernel time over wall time).  Prints JSON lines and a table.
 
-    python research/fidelity_clocks.py [--rounds 2]
+    python scripts/fidelity_clocks.py [--rounds 2]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ high-priority stream, and a ``copy_``, which may run on a copy engine), with
 the old guard (``torch.cuda._sleep`` on one SM) beside it: after the guard's
 first program started, and after the guard ended (negative: before its end).
 
-    python3 research/cover_probe.py
+    python3 scripts/cover_probe.py
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 # Where the seconds of a `judge run` go (issue 16), on a GPU machine: the first run on
 # fresh caches and two warm ones, each under cProfile in the judge and in every worker
 # (JUDGE_PROFILE_DIR, judge/base/profiling.py), then the same warm run unprofiled with the
-# wall clock and -X importtime.  research/profile_summary.py prints the top functions.
-#   OUT=/tmp/out bash research/profile_run.sh [CHALLENGE SOLUTION]
+# wall clock and -X importtime.  scripts/profile_summary.py prints the top functions.
+#   OUT=/tmp/out bash scripts/profile_run.sh [CHALLENGE SOLUTION]
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CH=${1:-transpose}; SOL=${2:-solutions/transpose/tuned.py}
@@ -23,5 +23,5 @@ for run in plain1 plain2; do
     "$(python3 -c "import json; print(json.load(open('$WORK/$run.json'))['phases_s'])")"
 done
 sort -t'|' -k2 -n -r "$WORK/plain2.imports" | head -25 > "$OUT/imports_top.txt"
-python3 research/profile_summary.py "$WORK/prof" > "$OUT/profile_summary.txt"
+python3 scripts/profile_summary.py "$WORK/prof" > "$OUT/profile_summary.txt"
 echo "summaries: $OUT/profile_summary.txt, $OUT/imports_top.txt"

@@ -4,7 +4,7 @@ For N = 4096 (the challenge's benchmark: 64 MiB read + 64 MiB written) and a
 few larger sizes: torch's copy, and Triton copies with different block sizes,
 warps and a persistent grid, timed with do_bench (median, L2 flushed).
 
-    python research/copy_sweep.py      (writes $OUT/copy_sweep.json)
+    python scripts/copy_sweep.py      (writes $OUT/copy_sweep.json)
 """
 
 from __future__ import annotations

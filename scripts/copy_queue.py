@@ -13,7 +13,7 @@ each call after a 256 MB flush, in interleaved rounds of these loops:
 If only the zero-fill's dirty lines mattered, ``queued_read`` would match ``synced``; if the
 memory system still draining the fill when the call starts matters, the spin closes the gap.
 
-    python research/copy_queue.py [--rounds 3]
+    python scripts/copy_queue.py [--rounds 3]
 """
 
 from __future__ import annotations
