@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Reproduces: docs/results.md, "The other built-in challenges" (their examples, and the transposes on the fp16/bf16
+# and batched challenges, which `gpu_check.sh served` does not run).
 # The new built-in challenges on the GPU: `judge validate` on every spec, then
 # every example solution judged with `judge run` (tests + benchmarks), one JSON
 # document per run in $OUT/<challenge>__<solution>.json and one verdict line each.

@@ -1,3 +1,5 @@
+# Reproduces: docs/timing.md §10 "Which time" (where do_bench's 2-3 % on the copy comes from) and its table in
+# docs/benchmarks.md, "A sealed judge and trusted times".
 """Why does do_bench read a memory-bound copy 2-3 % slower than the judge?  (docs/timing.md §10)
 
 The same tuned copy (4096², fp32) and transpose (8192²), same inputs, timed with CUDA events around

@@ -1,3 +1,5 @@
+# Reproduces: docs/results.md, "Against the goals of the examples" (the copy against the device-to-device bound; the
+# variant solutions/copy/tuned.py ships).
 """Copy kernel variants against the device-to-device copy bound (run on a GPU).
 
 For N = 4096 (the challenge's benchmark: 64 MiB read + 64 MiB written) and a

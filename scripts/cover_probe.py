@@ -1,3 +1,5 @@
+# Reproduces: docs/timing.md §2 "Every timed call" (the guard kernel's table: side-stream starts during the guard, its
+# flush time).
 """Does the launch guard's kernel (judge/timer/cover.py) hold the whole GPU?  (GPU only.)
 
 Prints, for the device it runs on: the kernel's registers and spills, how far

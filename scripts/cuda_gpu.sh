@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Reproduces: docs/cuda.md, "Measured" (starters, bench) and "cudaDeviceSynchronize() in solve()" (sync),
+# docs/benchmarks.md, "CUDA C++ examples beside the Triton ones" (bench); its tests and redteam parts also run in
+# `gpu_check.sh tests`.
 # The GPU check of CUDA C++ solutions (issue 27), in parts that each fit one 10-minute device call.
 # Needs nvcc (CUDA_HOME, PATH or /usr/local/cuda), the sandbox's wheels in .whl, and for "starters"
 # a LeetGPU checkout at .leetgpu/challenges.

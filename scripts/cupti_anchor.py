@@ -1,3 +1,5 @@
+# Run by `scripts/gpu_check.sh fidelity` (and tests/test_exact_gpu.py); reproduces docs/timing.md §11 and
+# docs/benchmarks.md, "Anchored to CUPTI".
 """The judge's times anchored to the hardware (issue 39): CUPTI's own kernel durations of the same calls.
 
 For each shipped example (solutions/, Triton and CUDA C++) at its challenge's first benchmark size:

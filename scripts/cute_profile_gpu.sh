@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# Reproduces: docs/benchmarks.md, "The CuTe transposes and judge profile" and docs/cuda.md, "CuTe and CUTLASS" (bench:
+# 8192² and 32768²), docs/profile.md, "How ncu profiles a sandboxed worker" (probe), docs/profiles/*.txt and
+# tests/data/profile/*.json (profiles, raw samples kept); its cute, tests and profile parts are also gpu_check.sh's
+# cute, tests and profile.
 # The GPU check of issue 41: CuTe transposes (CUTLASS headers for .cu solutions) and `judge profile`.
 # Needs nvcc, the sandbox's wheels and the nvidia-cutlass wheel in .whl (or CUTLASS_PATH), and for the ncu
 # parts Nsight Compute. Each part writes under $OUT/i41 (packed into $OUT/i41.tgz after each part: the device

@@ -1,3 +1,5 @@
+# Run by `scripts/gpu_check.sh probe`; reproduces docs/security.md, "The harness" (which GPU memory sharing works
+# inside a worker's namespaces).
 """Which ways of sharing GPU memory between two processes work when the second is in a worker's namespaces
 (judge/worker/namespaces.py: user, PID, mount, IPC, UTS, network, cgroup), and what freezing a process costs:
 the facts the harness of issue 46 is built on (docs/security.md cites them).  GPU only:

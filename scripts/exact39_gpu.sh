@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Reproduces: docs/accuracy.md ("Re-running it" lists the stages): the recorded sanitizer reports in tests/sanitizer
+# (probe), the 20 seeds (stability), the audit (audit); its tests and cupti stages are also gpu_check.sh's tests and
+# fidelity.
 # Issue 39 on a GPU, in one go: exact references, stable verdicts, races named, times anchored to CUPTI.
 #
 #   bash scripts/exact39_gpu.sh LEETGPU_CHALLENGES [STAGE ...]

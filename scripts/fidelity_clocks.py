@@ -1,3 +1,5 @@
+# Reproduces: docs/timing.md §10 "Which time" (the judge against do_bench, with clocks) and docs/benchmarks.md, "A
+# sealed judge and trusted times" (Fidelity).
 """Why do the judge's medians and do_bench's differ on an H100?  (docs/timing.md, "Which time")
 
 For each kernel, interleaved rounds of:

@@ -1,3 +1,4 @@
+# Writes docs/gpu-results.md from the results pages `scripts/gpu_check.sh` leaves.
 """docs/gpu-results.md from the results pages of scripts/gpu_check.sh runs (each run's $OUT/results.md, fetched):
 
     python3 scripts/gpu_results.py RUN1/results.md [RUN2/results.md ...] > docs/gpu-results.md

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Reproduces: docs/grading.md, "Measured" (serial, pool, Dask local and scheduler, the rehearsal) and "Where the time
+# went".
 # judge grade on Dask, on the 2-GPU machine: 16 submissions (those of
 # scripts/grade_gpu.sh but for matmul/tf32x3.py, a second ~50 s autotuning that
 # would take the whole script past 9 minutes, and with tests/solutions/

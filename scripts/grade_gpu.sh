@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces: docs/grading.md, "Parallel grading" and "Measured" (16 submissions, serial against every GPU).
 # judge grade on the GPU machine: 16 submissions (the example solutions and some
 # of tests/solutions, correct and not), graded serially on GPU 0 and in parallel
 # on every GPU, with wall times and a check that the verdicts are identical.

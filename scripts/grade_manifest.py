@@ -1,3 +1,4 @@
+# Used by scripts/grade_gpu.sh and scripts/grade_cluster_gpu.sh (docs/grading.md, "Measured").
 """Write a grading manifest for the GPU grading scripts (grade_gpu.sh, grade_cluster_gpu.sh).
 
     python3 scripts/grade_manifest.py WORK CHALLENGE=FILE,FILE... [CHALLENGE=FILE,...]...

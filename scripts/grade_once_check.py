@@ -1,3 +1,4 @@
+# Used by scripts/grade_under_load.sh: docs/grading.md, "A grade cut by SIGTERM and resumed".
 """Check an interrupted-and-resumed grade against an uninterrupted one (scripts/grade_under_load.sh).
     python3 scripts/grade_once_check.py FULL.json FULL.xml RESUMED.json RESUMED.xml
 Every submission exactly once in the resumed JSON and JUnit (none lost, none

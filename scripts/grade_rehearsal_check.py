@@ -1,3 +1,4 @@
+# Used by scripts/grade_cluster_gpu.sh's rehearsal: docs/grading.md, "Measured" (several hosts on one, one lost).
 """The check of scripts/grade_cluster_gpu.sh's rehearsal (a worker "host" killed mid-grade).
 
     python3 scripts/grade_rehearsal_check.py WORK

@@ -1,3 +1,5 @@
+# Used by scripts/grade_cluster_gpu.sh: docs/grading.md, "Where the time went"; tested by
+# tests/test_grade_timeline.py.
 """Where the wall time of a grade goes, per worker (scripts/grade_cluster_gpu.sh).
 
     judge grade ... 2>&1 | python3 -u scripts/grade_timeline.py stamp START > NAME.log

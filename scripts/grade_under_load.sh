@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces: docs/grading.md, "A grade cut by SIGTERM and resumed".
 # A grade under load, interrupted and resumed (issue 18): N submissions (right, wrong,
 # crashing, hanging, faulting) graded once without interruption, then again killed
 # with SIGTERM half-way (by the first grade's wall time) and finished with --resume.

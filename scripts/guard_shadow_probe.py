@@ -1,3 +1,5 @@
+# Reproduces: docs/timing.md §2 "Every timed call" (the guard's shadow: the cheats under the old guard and the guard
+# kernel).
 """What the launch guard's shadow let a cheat get away with, and what it gets now (GPU).
 
 Judges, on a 2048² transpose benchmark: the honest twin (20 copies on the

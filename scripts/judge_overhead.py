@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Run by `scripts/gpu_check.sh overhead`; reproduces docs/benchmarks.md, "The judge's own time" and the sections after
+# it, and docs/server.md's start-up figures.
 """How long the judge itself takes around a judgement: wall clock of `judge list`,
 `judge run` on fresh caches (the first run on a machine) and warm ones, with and
 without the benchmark, and `judge watch` from a save to the new result.

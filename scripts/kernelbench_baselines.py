@@ -1,3 +1,5 @@
+# Reproduces: docs/kernelbench.md, "Numbers beside the paper's" (torch eager on every level-1 problem); run by
+# scripts/kernelbench_gpu.sh.
 """Time the torch-eager reference of every KernelBench problem of a level with the judge's timer, beside
 KernelBench's published baseline (results/timing/H100_Modal/baseline_time_torch.json) and beside KernelBench's
 own method run here (docs/kernelbench.md, "Numbers beside the paper's").  GPU only.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Reproduces: docs/kernelbench.md, "Seen on a GPU" and "Numbers beside the paper's"; its judged runs are also
+# `gpu_check.sh kernelbench`, the baselines only here.
 # KernelBench on a GPU, in one go (docs/kernelbench.md): the GPU tests, a handful of level-1 problems judged with
 # the Triton and CUDA (load_inline) solutions of solutions/kernelbench (timed, with torch eager's baseline), and
 # the torch-eager baseline of every level-1 problem beside KernelBench's published H100 times.

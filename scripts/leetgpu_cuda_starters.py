@@ -1,3 +1,5 @@
+# Reproduces: docs/cuda.md, "Measured" and docs/leetgpu.md, "Differences from LeetGPU's site" (every LeetGPU CUDA
+# starter); run by `scripts/cuda_gpu.sh starters`.
 """Every LeetGPU challenge's CUDA starter (``starter/starter.cu``) compiled and judged as it is:
 each must compile and get a verdict (a starter computes nothing, so wrong_answer is expected),
 never an internal error or a compile error.  Needs a GPU, nvcc and a LeetGPU checkout.

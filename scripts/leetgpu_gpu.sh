@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Reproduces: docs/leetgpu.md, "On a GPU" (the four examples, smoke); `gpu_check.sh reduction` covers
+# medium/4_reduction only.
 # LeetGPU challenge folders on the GPU (docs/leetgpu.md). Needs a copy of a
 # checkout's challenges/ folder of github.com/AlphaGPU/leetgpu-challenges at
 # .leetgpu/challenges (ignored by git; never committed: CC BY-NC-ND).

@@ -1,3 +1,4 @@
+# Reproduces: docs/leetgpu.md, "What the judge does with a challenge.py" (the cost of drawing again, CPU).
 """What fresh values per timed call cost on LeetGPU challenges (issue 27): for every
 challenge under FOLDER, build its performance test on DEVICE, then draw it again
 (``ShippedCase.redraw``) with other seeds, as the benchmark does before every timed

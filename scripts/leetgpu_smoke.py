@@ -1,3 +1,4 @@
+# Reproduces: docs/leetgpu.md, "Which challenges run" and "On a GPU".
 """Every LeetGPU challenge under a folder, judge side only: load it, build its tests
 with its own generators on DEVICE (with the CPU-mode element budget on the CPU),
 run its reference_impl on each, and on a GPU build the performance test and run the

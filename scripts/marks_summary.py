@@ -1,3 +1,4 @@
+# Used by scripts/served_trace.sh (docs/benchmarks.md, "The served run's last tenths").
 """scripts/served_trace.sh's time marks (JUDGE_TRACE), each run's from its shell's start."""
 import sys
 

@@ -1,3 +1,5 @@
+# Reproduces: docs/results.md, "Against the goals of the examples" (the fp32-exact matmuls under do_bench;
+# solutions/README.md).
 """Time and check the fp32-accurate matmul variants on one GPU, in one call.
 
 For each variant (cuBLAS fp32, solutions/matmul/{bf16x6,tf32x3,grouped_autotuned}.py

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Reproduces: docs/benchmarks.md, "GPU, later the same day: where a warm run's seconds went" (the user of
+# JUDGE_PROFILE_DIR, judge/base/profiling.py).
 # Where the seconds of a `judge run` go (issue 16), on a GPU machine: the first run on
 # fresh caches and two warm ones, each under cProfile in the judge and in every worker
 # (JUDGE_PROFILE_DIR, judge/base/profiling.py), then the same warm run unprofiled with the

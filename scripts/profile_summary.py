@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# Used by scripts/profile_run.sh (docs/benchmarks.md, "GPU, later the same day").
 """Print the top functions of each cProfile that scripts/profile_run.sh left: by
 cumulative time (where the wall clock goes) and by own time (what is hot)."""
 

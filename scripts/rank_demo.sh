@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces: docs/ranking.md, "On a GPU" (rank, sweep, leaderboard).
 # The ranking demo of issue 4 on a GPU machine: judge rank (table, JSON, bar chart),
 # judge sweep (bandwidth against size), judge leaderboard, and the GPU tests of rank/sweep.
 # Run from the repository root:  OUT=/tmp/out bash scripts/rank_demo.sh

@@ -1,3 +1,5 @@
+# Reproduces: docs/accuracy.md, "The audit: every LeetGPU challenge and built-in spec"; run by `scripts/exact39_gpu.sh
+# CHECKOUT audit`.
 """Which references depend on torch's precision switches, and which are outside their own tolerance of the
 truth (issue 39), on a GPU.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Reproduces: docs/results.md's rank tables and docs/ranking.md, "On a GPU".
 # Issue 7's results: `judge rank` of each challenge's progression on the GPU,
 # rendered into docs/results.md by scripts/results_md.py.
 #   OUT=/tmp/out bash scripts/results.sh

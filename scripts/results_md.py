@@ -1,3 +1,4 @@
+# Used by scripts/results.sh: renders docs/results.md's rank tables.
 """Render `judge rank --json` documents as the Markdown of docs/results.md.
 
     python scripts/results_md.py rank_transpose.json rank_copy.json ... > results.md

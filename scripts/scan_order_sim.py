@@ -1,3 +1,5 @@
+# Reproduces: docs/accuracy.md §2 "Same solution, same verdict" ("Why 30": judge/judging/error_order.py's factor,
+# asserted by tests/test_exact_math.py); CPU only.
 """How far apart are honest float32 prefix sums?  (issue 39; the result is in docs/accuracy.md)
 
 On the CPU, with float32 arithmetic done as a GPU orders it: a Hillis-Steele tree scan (log2 N rounds of

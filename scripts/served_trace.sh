@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Reproduces: docs/benchmarks.md, "The served run's last tenths" (the user of JUDGE_TRACE, judge/base/trace.py;
+# docs/server.md).
 # Where a served warm run's seconds go outside judging (issue 29), on a GPU machine: judge_overhead's
 # warm-run table, then five served and two plain runs of the tuned transpose with time marks
 # (JUDGE_TRACE, judge/base/trace.py) from the client, the server, the forked command and worker.

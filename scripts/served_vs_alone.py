@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Run by `scripts/gpu_check.sh served` and tests/test_served_equals_alone.py; reproduces docs/server.md, "Served vs
+# alone on a GPU".
 """Served = alone: every shipped solution judged twice with one seed, once by a `judge run` alone
 (`JUDGE_SERVER=0`) and once through a judge server, and the two documents compared.
 

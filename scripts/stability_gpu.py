@@ -1,3 +1,5 @@
+# Reproduces: docs/accuracy.md §2 "Same solution, same verdict" (20 seeds on the GPU); run by `scripts/exact39_gpu.sh
+# CHECKOUT stability`.
 """Same solution, same verdict (issue 39): honest blocked fp32 solutions judged over many seeds, on a GPU.
 
 For each (LeetGPU challenge, solution in tests/leetgpu/precision/solutions/) and each seed 1..N, at the challenge's

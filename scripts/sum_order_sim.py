@@ -1,3 +1,5 @@
+# Reproduces: docs/accuracy.md §2 "Same solution, same verdict" (the factor judge/judging/error_order.py allows honest
+# sums); CPU only.
 """Reproduces docs/accuracy.md §2's figures for a float64 reference ("A reference that adds in float64") and
 judge/judging/error_order.py's: how far honest float32 sums in a GPU's orders are from the float64 sum, in units of
 float32's rounding on the inputs (2^-24 * sum |x|), how often LeetGPU's atol = rtol = 1e-5 rejects each, and the

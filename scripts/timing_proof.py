@@ -1,3 +1,5 @@
+# Reproduces: docs/benchmarks.md's fidelity tables (its first section, "Fidelity after these changes", "Before and
+# after on one machine").
 """Proof of the timing method, on a GPU (docs/benchmarks.md has the results).
 
 Fidelity: for each kernel, the judge's median (two independent runs, each in

@@ -1,3 +1,4 @@
+# Reproduces: docs/ui.md, "The pages" (a Submit through the warm server: its wall time).
 """judge ui's Submit on a GPU, timed (docs/ui.md): the tuned transpose submitted N times through the
 Flask test client, as the page does; the first spawns its worker and starts a judge server, the later
 ones (once it answers) have theirs forked by it.  Writes the last result's JSON (for a screenshot of its

@@ -1,3 +1,4 @@
+# Reproduces: docs/ui.md, "How it is built" (a CUDA and a Triton Submit on a GPU, docs/img/ui/challenge-gpu-*.png).
 """judge ui's Submit of a CUDA and a Triton draft from the page, on a GPU (docs/ui.md's GPU screenshot).
 
 On the GPU machine:   python3 scripts/ui_submit_gpu.py --out $OUT
