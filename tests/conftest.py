@@ -59,6 +59,37 @@ def _no_judge_server_outlives_the_session():
                     + ". A test that starts a server must stop it (judge server stop), even when it fails.")
 
 
+def served_vs_alone():
+    """scripts/served_vs_alone.py, loaded once: its ``Server`` and ``environments`` are the tests' one way to start a
+    judge server of this checkout and to judge through it (``judge_server`` below), its ``shipped_pairs`` the
+    challenge each shipped solution is judged on."""
+    import importlib.util
+    import sys
+
+    if "served_vs_alone" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("served_vs_alone", ROOT / "scripts" / "served_vs_alone.py")
+        module = sys.modules["served_vs_alone"] = importlib.util.module_from_spec(spec)  # its dataclasses look it up
+        spec.loader.exec_module(module)
+    return sys.modules["served_vs_alone"]
+
+
+@pytest.fixture(scope="module")
+def judge_server():
+    """A judge server for one test module, in cache and data folders of its own: ``(alone_env, server)``, the
+    environment of a run alone (JUDGE_SERVER=0) and the running ``served_vs_alone.Server``, whose ``env`` reaches
+    it.  Stopped at the module's end, however its tests end."""
+    import tempfile
+
+    sva = served_vs_alone()
+    with tempfile.TemporaryDirectory(prefix="served-vs-alone-") as base:
+        alone_env, served_env = sva.environments(Path(base))
+        running = sva.Server(served_env)
+        try:
+            yield alone_env, running
+        finally:
+            running.stop()
+
+
 @pytest.fixture
 def tiny_spec_path() -> Path:
     return SPECS / "tiny_transpose.yaml"

@@ -44,6 +44,21 @@ def test_wrong_answer_report_has_counts_errors_index_and_unwritten():
     assert "got nan (never written)" in message and "max abs err 0.5, max rel err 0.0455 where written" in message
 
 
+def test_the_first_failed_element_is_found_without_torchs_unravel_index(monkeypatch):
+    """torch.unravel_index imports torch.fx and sympy on its first call: 1.4 s that every served run (the server
+    imports neither) paid for its first wrong answer.  The index is plain arithmetic."""
+    from judge.judging.kernelbench_checks import compare_chunked
+
+    monkeypatch.setattr(torch, "unravel_index", lambda *a, **k: pytest.fail("torch.unravel_index was called"))
+    ref = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5)
+    got = ref.clone()
+    got[2, 1, 3] = -1.0
+    assert compare_output("output", got, ref, EXACT).first_bad_index == (2, 1, 3)
+    assert compare_input("input", got, ref).first_bad_index == (2, 1, 3)
+    assert compare_chunked("y", got, ref, Tolerance("close", 1e-4, 1e-4), chunk=7).first_bad_index == (2, 1, 3)
+    assert compare_output("s", torch.tensor(1.0), torch.tensor(2.0), EXACT).first_bad_index == ()
+
+
 def test_an_output_never_written_is_told_in_words_not_inf_and_nan():
     """Issue 49 item 4: "1 still hold the poison value outputs start as (never written, or added to); max abs
     err inf, max rel err inf; ... got nan" for an output no store reached."""

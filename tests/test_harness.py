@@ -8,6 +8,11 @@ compile events move no deadline but a first call's, its launch count is not clai
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from judge.challenge.kernelbench import load_problem
@@ -17,17 +22,27 @@ from judge.judging.dispatch import judge_solution
 from judge.judging.runner import Options
 from judge.judging.verdict import Verdict
 
-from conftest import ROOT, SPECS
+from conftest import ROOT, SPECS, served_vs_alone
 
 pytestmark = pytest.mark.slow
+sva = served_vs_alone()
 HOSTILE = ROOT / "tests" / "solutions" / "harness"
 TINY = load_spec(SPECS / "tiny_transpose.yaml")
+SEED = 5
+JUDGED_ALONE: dict = {}  # name -> its result alone, as the tests below judged it: the served and graded runs equal it
 
 
 def judge(name: str, spec=TINY, **options):
-    options.setdefault("seed", 5)
+    options.setdefault("seed", SEED)
     options.setdefault("interpret", True)
-    return judge_solution(spec, str(HOSTILE / name), Options(**options))
+    JUDGED_ALONE[name] = judge_solution(spec, str(HOSTILE / name), Options(**options))
+    return JUDGED_ALONE[name]
+
+
+def challenge_of(name: str):
+    """The challenge a hostile solution is judged on, here, through the server and in the grade (the one
+    scripts/served_vs_alone.py pairs it with)."""
+    return ROOT / sva._harness_challenge(HOSTILE / name)
 
 
 ATTACKS = [
@@ -55,9 +70,7 @@ def test_an_attack_on_the_judges_code_in_the_solutions_process_gets_it_nothing(n
 def test_an_attribute_on_what_forward_returns_never_runs_after_the_call():
     """Class 11 (KernelBench): attributes on the returned tensor shadowing the methods the worker calls on it ran
     the answer's work after the call's end event.  The worker calls torch's own methods through the class."""
-    problem = load_problem(ROOT / "tests" / "kernelbench" / "KernelBench" / "level1" / "1_Scaled_ReLU.py")
-    result = judge_solution(problem, str(HOSTILE / "kernelbench_return_attribute.py"),
-                            Options(seed=5, interpret=True, cpu_elements=40_000))
+    result = judge("kernelbench_return_attribute.py", load_problem(challenge_of("kernelbench_return_attribute.py")))
     assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
     assert not any(t.verdict == Verdict.ACCEPTED for t in result.tests)
 
@@ -66,8 +79,7 @@ def test_a_model_argument_rebuilt_in_the_solutions_process_shows_it_nothing_earl
     """Class 12 (LeetGPU, a model argument): nn.Module.register_parameter wrapped while the worker rebuilt the model.
     The model is rebuilt over the judge's slots, for the call, after the judge placed them: what the wrapper sees
     is what solve() is handed anyway, and the solution's own zeros are a wrong answer."""
-    spec = load_folder(ROOT / "tests" / "leetgpu" / "challenges" / "easy" / "9_simple_inference")
-    result = judge_solution(spec, str(HOSTILE / "register_parameter.py"), Options(seed=5, interpret=True))
+    result = judge("register_parameter.py", load_folder(challenge_of("register_parameter.py")))
     assert result.verdict in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER), result.message
     assert all(t.verdict != Verdict.RUNTIME_ERROR for t in result.tests), result.message
 
@@ -140,3 +152,63 @@ def test_the_solutions_process_is_frozen_while_the_judge_writes_and_reads():
         assert tree._all_stopped(root)  # as the judge reads the results
     finally:
         worker.stop()
+
+
+# -- the same hostile solutions through the warm server and inside a sealed judge grade (issue 46) --------------------
+FORGED_TIMEOUT = 2.0  # below forged_compile.py's 3 s, far above any honest call on the tiny transpose's sizes
+RUN_OPTIONS = {"noted_launch.py": ["--require-kernel"], "forged_compile.py": ["--timeout", f"{FORGED_TIMEOUT:g}"]}
+
+
+def comparable(doc: dict) -> dict:
+    """What must not differ wherever a solution is judged: the verdict, the message, every test's name, sizes,
+    verdict and message (served_vs_alone.comparable: the times are measurements)."""
+    return sva.comparable({key: doc.get(key) for key in ("verdict", "message", "tests")})
+
+
+def assert_judged_as_alone(name: str, doc: dict) -> None:
+    """What the tests above assert of ``name`` alone, of its document (`judge run --json`'s, or a grade's record);
+    and, where they judged it in this process, the same verdict, message and tests."""
+    verdict, message, tests = doc["verdict"], doc["message"], [t["verdict"] for t in doc["tests"]]
+    if name in ATTACKS:
+        assert verdict == Verdict.WRONG_ANSWER.value and "never written" in message, (name, verdict, message)
+        assert Verdict.ACCEPTED.value not in tests, (name, tests)
+    elif name == "kernelbench_return_attribute.py":
+        assert verdict == Verdict.WRONG_ANSWER.value and Verdict.ACCEPTED.value not in tests, (name, verdict, message)
+    elif name == "register_parameter.py":
+        assert verdict in (Verdict.ACCEPTED.value, Verdict.WRONG_ANSWER.value), (name, verdict, message)
+        assert Verdict.RUNTIME_ERROR.value not in tests, (name, tests)
+    elif name == "noted_launch.py":
+        assert verdict == Verdict.ACCEPTED.value, (name, verdict, message)
+        assert any("counted inside the solution's process" in note for note in doc["notes"]), (name, doc["notes"])
+    elif name == "forged_compile.py":  # a call on sizes it had before: the per-call limit, whatever it says
+        assert verdict == Verdict.TIME_LIMIT_EXCEEDED.value, (name, verdict, message)
+        assert f"did not finish within {FORGED_TIMEOUT:g} s" in message, (name, message)
+    else:
+        pytest.fail(f"{name}: a hostile solution in {HOSTILE} that no test here says what to expect of")
+    if name in JUDGED_ALONE:  # judged alone by this process's tests above (all of them, but under pytest -n)
+        alone = JUDGED_ALONE[name].as_dict()
+        if unsteady(doc) or unsteady(alone):  # its outputs differ from run to run: their verdicts must not
+            alone, doc = ({"verdict": d["verdict"], "tests": [{k: t[k] for k in ("name", "params", "verdict")}
+                                                              for t in d["tests"]]} for d in (alone, doc))
+        assert comparable(doc) == comparable(alone), (name, sva.differences(comparable(alone), comparable(doc)))
+
+
+def unsteady(doc: dict) -> bool:
+    """The judge found that the solution's outputs differ for the same inputs (kernelbench_return_attribute.py's
+    forward() returns torch.empty_like's memory): its messages differ between two runs alone, as served_vs_alone's
+    ``Outcome.same`` allows."""
+    return any(t.get("nondeterministic") for t in doc["tests"])
+
+
+def test_every_hostile_solution_judged_through_the_warm_server_is_judged_as_alone(judge_server):
+    """One judge server, every hostile solution of tests/solutions/harness through it: a forked command and a
+    forked worker, whose judge modules the server imported before any solution ran."""
+    _, server = judge_server
+    names = sorted(path.name for path in HOSTILE.glob("*.py"))
+    before = (server.served_count(), server.refused_workers())
+    for name in names:
+        done = sva.judge(server.env, "run", str(challenge_of(name)), str(HOSTILE / name), "--interpret", "--seed",
+                         str(SEED), "--json", *RUN_OPTIONS.get(name, []))
+        assert done.stdout.strip(), (name, done.returncode, done.stderr[-2000:])
+        assert_judged_as_alone(name, json.loads(done.stdout))
+    assert (server.served_count(), server.refused_workers()) == (before[0] + len(names), before[1])  # all served

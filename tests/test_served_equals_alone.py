@@ -9,18 +9,11 @@ types it; the served side must have been served (the server's count grows, no wo
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, served_vs_alone
 
-_spec = importlib.util.spec_from_file_location("served_vs_alone", ROOT / "scripts" / "served_vs_alone.py")
-sva = sys.modules["served_vs_alone"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up
-_spec.loader.exec_module(sva)
+sva = served_vs_alone()
 
 ALL_PAIRS = sva.shipped_pairs()
 # CI judges every example in solutions/ (where the bug was) and the LeetGPU-format fixtures' solutions; the
@@ -29,15 +22,6 @@ ALL_PAIRS = sva.shipped_pairs()
 PAIRS = [p for p in ALL_PAIRS if p.solution.startswith(("solutions/", "tests/solutions/leetgpu_"))]
 SEED = 11
 EXTRA = ["--no-bench", "--timeout", "5", "--compile-timeout", "60"]
-@pytest.fixture(scope="module")
-def server():
-    with tempfile.TemporaryDirectory(prefix="served-vs-alone-") as base:
-        alone_env, served_env = sva.environments(Path(base))
-        running = sva.Server(served_env)
-        try:
-            yield alone_env, running
-        finally:
-            running.stop()
 
 
 def test_every_shipped_solution_is_paired_with_a_challenge():
@@ -54,8 +38,8 @@ def test_every_shipped_solution_is_paired_with_a_challenge():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", PAIRS, ids=[p.solution for p in PAIRS])
-def test_served_is_alone(pair, server):
-    alone_env, running = server
+def test_served_is_alone(pair, judge_server):
+    alone_env, running = judge_server
     outcome = sva.judge_pair(pair, SEED, alone_env, running, EXTRA)
     assert not outcome.served_ok, outcome.served_ok
     # the same document but for times; for a solution that differs from itself alone (a race it sets up,

@@ -25,7 +25,18 @@ import torch
 from judge.challenge.spec import Tolerance
 
 __all__ = ["Mismatch", "compare_output", "compare_input", "model_explains", "precision_explains", "cut_input", "to_tf32",
-           "rounded_to", "errors_against", "failed_alike"]
+           "rounded_to", "errors_against", "failed_alike", "unravel"]
+
+
+def unravel(flat: int, shape) -> tuple[int, ...]:
+    """The index of the element at ``flat`` in a row-major tensor of ``shape``: torch.unravel_index's answer in
+    plain integers, without the torch.fx and sympy that its first call imports (1.4 s of every served run's
+    first wrong answer: the server does not import them)."""
+    index = []
+    for size in reversed(tuple(shape)):
+        flat, position = divmod(flat, size) if size else (flat, 0)
+        index.append(position)
+    return tuple(reversed(index))
 
 
 @dataclass
@@ -162,7 +173,7 @@ def _describe_failure(result: Mismatch, got, ref, err, bad_mask, poison) -> None
     flat_bad = bad_mask.reshape(-1).nonzero().reshape(-1)
     result.positions = int((flat_bad * 2654435761 % 4294967291).sum())  # wraps alike in every call
     flat = int(flat_bad[0])
-    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
+    index = unravel(flat, got.shape)
     result.first_bad_index = index
     result.expected, result.got = _scalar(ref[index]), _scalar(got[index])
     result.first_unwritten = unwritten is not None and bool(unwritten[index])
@@ -306,7 +317,7 @@ def compare_input(name: str, after: torch.Tensor, before: torch.Tensor) -> Misma
     result = Mismatch(name, False, total=after.numel(), bad=max(bad, 1), modified_input=True)
     if bad:
         flat = int(changed.reshape(-1).nonzero()[0])
-        index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(after.shape)))
+        index = unravel(flat, after.shape)
         result.first_bad_index = index
         result.expected, result.got = _scalar(before[index]), _scalar(after[index])
     return result

@@ -34,7 +34,7 @@ from typing import Callable
 import torch
 
 from judge.challenge.spec_model import Tolerance
-from judge.judging.checks import Mismatch, compare_output
+from judge.judging.checks import Mismatch, compare_output, unravel
 from judge.judging.error_order import ORDER
 
 __all__ = ["ConstantOutput", "DegenerateOutput", "PrecisionDowngrade", "FallbackRan", "compare_chunked",
@@ -131,7 +131,7 @@ def compare_chunked(name: str, got: torch.Tensor, ref: torch.Tensor, tol: Tolera
             continue
         if total.ok:  # the first bad element, as an index of the whole tensor
             flat = start + part.first_bad_index[0]
-            total.first_bad_index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(got.shape)))
+            total.first_bad_index = unravel(flat, got.shape)
             total.expected, total.got = part.expected, part.got
         total.ok = False
         total.bad += part.bad
