@@ -38,7 +38,7 @@ from judge.worker.limits import Limits
 
 __all__ = ["ProfileOptions", "ProfileError", "profile_solution", "NEEDS_GPU", "choose_case"]
 
-NCU_NOT_FOUND = ("Nsight Compute (ncu) was not found (PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin, "
+NCU_NOT_FOUND = ("Nsight Compute (ncu) was not found ($CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin, "
                  "/opt/nvidia/nsight-compute): the report has CUPTI's records only. Nsight Compute comes with "
                  "the CUDA toolkit; with it, judge profile adds DRAM and SM throughput, occupancy, cache hit "
                  "rates and stall reasons per kernel.")

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.base.cuda_tools import find_cuda_tool
 from judge.challenge.cases import Case, case_elements
 from judge.judging.sanitizer_report import TOOLS, Finding, format_findings, parse_report, summary_line
 from judge.judging.verdict import Verdict
@@ -50,21 +51,14 @@ HOW_TO_GET = ("compute-sanitizer ships with NVIDIA's CUDA toolkit, beside nvcc (
 
 
 def find_sanitizer(environ=None) -> str | None:
-    """compute-sanitizer from $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, beside nvcc, then /usr/local/cuda/bin."""
-    environ = os.environ if environ is None else environ
-    folders = [os.path.join(environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if environ.get(v)]
-    on_path = shutil.which("compute-sanitizer", path=environ.get("PATH"))
-    candidates = [os.path.join(f, "compute-sanitizer") for f in folders] + ([on_path] if on_path else [])
+    """The real compute-sanitizer (links resolved) from $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, beside nvcc
+    (its bin/, then its toolkit's compute-sanitizer/), then /usr/local/cuda/bin (base/cuda_tools.py's order)."""
     nvcc = find_nvcc(environ)
-    if nvcc:
-        candidates.append(os.path.join(os.path.dirname(nvcc), "compute-sanitizer"))
-        toolkit = os.path.dirname(os.path.dirname(nvcc))
-        candidates.append(os.path.join(toolkit, "compute-sanitizer", "compute-sanitizer"))
-    candidates.append("/usr/local/cuda/bin/compute-sanitizer")
-    for candidate in candidates:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.path.realpath(candidate)
-    return None
+    toolkit = os.path.dirname(os.path.dirname(nvcc)) if nvcc else ""
+    beside = [os.path.join(os.path.dirname(nvcc), "compute-sanitizer"),
+              os.path.join(toolkit, "compute-sanitizer", "compute-sanitizer")] if nvcc else []
+    found = find_cuda_tool("compute-sanitizer", environ, beside=beside)
+    return os.path.realpath(found) if found else None
 
 
 def sanitize_problem(interpret: bool, environ=None) -> str | None:

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge.base.cuda_tools import find_cuda_tool
 from judge.challenge.c_signature import UnsupportedCType, argument_types, prototype
 from judge.worker import nvcc as commands
 
@@ -148,16 +149,10 @@ class Build:
 
 
 def find_nvcc(environ=None) -> str | None:
-    """nvcc from $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, then /usr/local/cuda/bin; None when there is none."""
-    environ = os.environ if environ is None else environ
-    candidates = [os.path.join(environ[v], "bin", "nvcc") for v in ("CUDA_HOME", "CUDA_PATH") if environ.get(v)]
-    on_path = shutil.which("nvcc", path=environ.get("PATH"))
-    candidates += [on_path] if on_path else []
-    candidates.append("/usr/local/cuda/bin/nvcc")
-    for candidate in candidates:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.path.realpath(candidate)
-    return None
+    """The real nvcc (links resolved; a wrapper script stays itself) from $CUDA_HOME/bin, $CUDA_PATH/bin,
+    PATH, then /usr/local/cuda/bin (base/cuda_tools.py's order); None when there is none."""
+    found = find_cuda_tool("nvcc", environ)
+    return os.path.realpath(found) if found else None
 
 
 def toolkit_root(nvcc: str, environ=None) -> str | None:

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 from dataclasses import dataclass, field
+
+from judge.base.cuda_tools import find_cuda_tool
 
 __all__ = ["Wrap", "find_tool", "tool_folders", "ncu_wrap", "ncu_lock_folders", "NCU_SECTIONS", "NCU_FLAGS_ENV"]
 
+NSIGHT_COMPUTE_INSTALLS = "/opt/nvidia/nsight-compute/*/ncu"  # Nsight Compute's own installer's folders
 NCU_FLAGS_ENV = "JUDGE_NCU_FLAGS"  # more ncu options (e.g. "--set full"), after the judge's
 # The sections whose metrics the report reads (judge/timing/kernel_profile.py); the .ncu-rep holds them all.
 NCU_SECTIONS = ("SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats", "WarpStateStats")
@@ -41,18 +43,10 @@ class Wrap:
 
 def find_tool(name: str, environ=None) -> str | None:
     """``name`` (ncu, compute-sanitizer) from $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin, and
-    for ncu Nsight Compute's own install folders (/opt/nvidia/nsight-compute/<version>); None if none."""
-    environ = os.environ if environ is None else environ
-    candidates = [os.path.join(environ[v], "bin", name) for v in ("CUDA_HOME", "CUDA_PATH") if environ.get(v)]
-    on_path = shutil.which(name, path=environ.get("PATH"))
-    candidates += [on_path] if on_path else []
-    candidates.append(f"/usr/local/cuda/bin/{name}")
-    if name == "ncu":
-        candidates += sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True)
-    for candidate in candidates:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.path.abspath(candidate)
-    return None
+    for ncu Nsight Compute's own install folders (/opt/nvidia/nsight-compute/<version>, newest first), by
+    base/cuda_tools.py's order; its links kept (tool_folders reads the toolkit's from them); None if none."""
+    after = sorted(glob.glob(NSIGHT_COMPUTE_INSTALLS), reverse=True) if name == "ncu" else []
+    return find_cuda_tool(name, environ, after=after)
 
 
 def tool_folders(tool: str) -> tuple[str, ...]:
