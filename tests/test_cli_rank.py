@@ -117,9 +117,24 @@ def test_usage_errors(args, words):
 
 
 def test_plot_without_matplotlib_says_which_extra(monkeypatch):
+    """In GPU mode (this machine has none: detect_mode says so) --plot needs judge[plot]."""
+    from judge.judging import runner
+
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    result = invoke("rank", TINY, OK, "--interpret", "--plot", "x.png")
+    monkeypatch.setattr(runner, "detect_mode", lambda options: (False, "cuda:0"))
+    result = invoke("rank", TINY, OK, "--plot", "x.png")
     assert result.exit_code == 2 and "pip install 'judge[plot]'" in result.output
+
+
+@pytest.mark.parametrize("command", ["rank", "sweep"])
+def test_plot_in_cpu_mode_says_cpu_mode_without_matplotlib_too(monkeypatch, command):
+    """CPU mode has nothing to plot, matplotlib or not: that is what the user must change first.  The
+    extra's check came first and told a user without judge[plot] to install it, for a plot CPU mode cannot
+    draw (CI of 2026-12-02, a machine without matplotlib: test_usage_errors[args2-CPU mode])."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = invoke(command, TINY, OK, "--interpret", "--plot", "x.png")
+    assert result.exit_code == 2 and "CPU mode" in result.output and "judge[plot]" not in result.output, \
+        result.output
 
 
 # -- leaderboard and history from a seeded database --------------------------------------

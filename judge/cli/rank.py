@@ -27,17 +27,18 @@ def _paths(solutions: tuple) -> list[str]:
 
 
 def _check_plot(plot_path: str | None, options) -> None:
-    """Fail before judging when a plot was asked for and cannot be drawn."""
+    """Fail before judging when a plot was asked for and cannot be drawn: first in CPU mode, which has
+    nothing to plot whatever is installed, then without matplotlib (judge[plot])."""
     if plot_path is None:
         return
     from judge.report.plots import PlotUnavailable, require_matplotlib
     from judge.judging.runner import detect_mode
 
-    with user_errors(PlotUnavailable):
-        require_matplotlib()
     if detect_mode(options)[0]:
         raise UserError("--plot draws GPU timings, and this is CPU mode (Triton's interpreter): there is nothing "
                         "to plot; leave --plot out to rank by correctness")
+    with user_errors(PlotUnavailable):
+        require_matplotlib()
 
 
 @main_group.command("rank")
