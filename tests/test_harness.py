@@ -9,9 +9,6 @@ compile events move no deadline but a first call's, its launch count is not clai
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -29,7 +26,7 @@ sva = served_vs_alone()
 HOSTILE = ROOT / "tests" / "solutions" / "harness"
 TINY = load_spec(SPECS / "tiny_transpose.yaml")
 SEED = 5
-JUDGED_ALONE: dict = {}  # name -> its result alone, as the tests below judged it: the served and graded runs equal it
+JUDGED_ALONE: dict = {}  # name -> its result alone, as the tests below judged it: the served runs equal it
 
 
 def judge(name: str, spec=TINY, **options):
@@ -154,7 +151,7 @@ def test_the_solutions_process_is_frozen_while_the_judge_writes_and_reads():
         worker.stop()
 
 
-# -- the same hostile solutions through the warm server and inside a sealed judge grade (issue 46) --------------------
+# -- the same hostile solutions through the warm server (issue 46; a sealed judge grade of them: not yet) ------------
 FORGED_TIMEOUT = 2.0  # below forged_compile.py's 3 s, far above any honest call on the tiny transpose's sizes
 RUN_OPTIONS = {"noted_launch.py": ["--require-kernel"], "forged_compile.py": ["--timeout", f"{FORGED_TIMEOUT:g}"]}
 
@@ -166,7 +163,7 @@ def comparable(doc: dict) -> dict:
 
 
 def assert_judged_as_alone(name: str, doc: dict) -> None:
-    """What the tests above assert of ``name`` alone, of its document (`judge run --json`'s, or a grade's record);
+    """What the tests above assert of ``name`` alone, of its document (`judge run --json`'s);
     and, where they judged it in this process, the same verdict, message and tests."""
     verdict, message, tests = doc["verdict"], doc["message"], [t["verdict"] for t in doc["tests"]]
     if name in ATTACKS:
