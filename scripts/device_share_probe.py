@@ -1,7 +1,7 @@
 # Run by `scripts/gpu_check.sh probe`; reproduces docs/security.md, "The harness" (which GPU memory sharing works
 # inside a worker's namespaces).
 """Which ways of sharing GPU memory between two processes work when the second is in a worker's namespaces
-(judge/worker/namespaces.py: user, PID, mount, IPC, UTS, network, cgroup), and what freezing a process costs:
+(judge/defence/namespaces.py: user, PID, mount, IPC, UTS, network, cgroup), and what freezing a process costs:
 the facts the harness of issue 46 is built on (docs/security.md cites them).  GPU only:
 
     python3 scripts/device_share_probe.py            # one JSON line per fact
@@ -103,7 +103,7 @@ CHILD = r"""
 import ctypes, json, os, socket, sys
 sys.path.insert(0, sys.argv[1])
 if sys.argv[2] == "namespaces":
-    from judge.worker import namespaces
+    from judge.defence import namespaces
     state = namespaces.enter()
 else:
     state = "off: plain child"
@@ -166,9 +166,9 @@ def share(how: str, where: str) -> dict:
 
 
 def freeze_cost(rounds: int = 200) -> dict:
-    """SIGSTOP until every thread shows stopped, then SIGCONT (judge/worker/tree.py's freeze), and a pipe's
+    """SIGSTOP until every thread shows stopped, then SIGCONT (judge/defence/tree.py's freeze), and a pipe's
     one-byte round trip to a child that answers at once: microseconds, medians."""
-    from judge.worker import tree
+    from judge.defence import tree
 
     child = subprocess.Popen([sys.executable, "-c", "import os,sys\nwhile True:\n os.write(1, os.read(0, 1))"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)

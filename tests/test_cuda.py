@@ -346,7 +346,7 @@ def test_a_solve_with_cpp_linkage_is_read_from_the_librarys_symbols(tmp_path, fi
 def test_the_confined_build_compiles_and_cannot_read_outside_its_policy(tmp_path):
     """The judge's own build path (confined_runner: confined_exec, Landlock and seccomp, then nvcc) without a
     GPU: a solution builds; an #include of a file the policy does not allow is refused, its text not shown."""
-    from judge.worker import sandbox
+    from judge.defence import sandbox
 
     if not sandbox.available()["landlock"].startswith("on"):
         pytest.skip("no Landlock here")

@@ -26,7 +26,7 @@ import pytest
 from judge.challenge.spec import load_spec
 from judge.worker import cuda_build, nvcc
 from judge.worker.client import Worker
-from judge.worker.limits import MemoryWatchdog
+from judge.defence.limits import MemoryWatchdog
 
 from conftest import ROOT, SOLUTIONS
 from test_cuda import FAKE_NVCC, _solution, fake_nvcc  # noqa: F401 - the fixture
@@ -112,7 +112,7 @@ def test_a_planted_library_is_not_what_another_solution_is_judged_with(tmp_path,
     a `judge run` worker for it (Landlock and seccomp on); then look naive.cu up again: it must still be
     its own library, not a planted "!" copy whose solve() computes nothing.  (Failed when the worker
     could write the cache; the judge now builds and only the judge writes there.)"""
-    from judge.worker import sandbox
+    from judge.defence import sandbox
 
     if not sandbox.available()["landlock"].startswith("on"):
         pytest.skip("no Landlock here")
@@ -130,7 +130,7 @@ def test_a_planted_library_is_not_what_another_solution_is_judged_with(tmp_path,
     policy = worker._policy()
     code = textwrap.dedent(f"""
         import ctypes
-        from judge.worker import sandbox
+        from judge.defence import sandbox
         print(sandbox.apply(sandbox.Policy.from_message({policy!r})))
         ctypes.CDLL({attacker.library!r})
     """)

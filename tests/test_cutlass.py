@@ -186,7 +186,7 @@ REAL_CUTLASS = cuda_build.find_cutlass()
 def test_the_cute_transposes_compile_in_the_sandbox(tmp_path):
     """The three CuTe solutions, built by the judge's own confined build with the headers found here
     (about 15 s each on two cores: slow)."""
-    from judge.worker import sandbox
+    from judge.defence import sandbox
 
     nvcc_path = cuda_build.toolkit_nvcc(NVCC)
     reads = (cuda_build.toolkit_root(nvcc_path), *REAL_CUTLASS["include"])

@@ -70,7 +70,7 @@ def test_what_a_call_prints_is_capped_per_call_and_a_failure_shows_a_short_tail_
     every call after the fourth with 'File too large' (and the search named a case that had passed); each
     failure carried 4 KB of output, from earlier calls too."""
     from judge.judging.failures import OUTPUT_MARK
-    from judge.worker.limits import Limits
+    from judge.defence.limits import Limits
 
     result = judge("transpose_prints_a_lot.py", seed=1, limits=Limits(output_bytes=1024**2))
     assert not any("File too large" in t.message for t in result.tests), result.message

@@ -1,11 +1,11 @@
-"""judge/worker/folders.py: the worker's folders measured and removed by descriptors (the red team of issue 46:
+"""judge/defence/folders.py: the worker's folders measured and removed by descriptors (the red team of issue 46:
 a tree deeper than Python's recursion, files below PATH_MAX, a link in a read-only folder)."""
 
 from __future__ import annotations
 
 import os
 
-from judge.worker.folders import ScratchFolder, remove_tree, tree_bytes
+from judge.defence.folders import ScratchFolder, remove_tree, tree_bytes
 
 
 def _deep(top, depth: int, name: str = "d") -> int:

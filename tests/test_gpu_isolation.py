@@ -19,7 +19,7 @@ from judge.judging.runner import Options
 
 from judge.judging.dispatch import judge_solution
 from judge.judging.verdict import Verdict
-from judge.worker.limits import Limits
+from judge.defence.limits import Limits
 
 from conftest import EXAMPLES, SOLUTIONS
 from test_gpu import small_bench_spec

@@ -114,7 +114,7 @@ def test_a_solution_that_takes_the_judges_gpu_memory_is_a_runtime_error_not_a_cr
     assert again.verdict == Verdict.ACCEPTED  # the GPU is the judge's again
 
 
-@pytest.mark.skipif(not __import__("judge.worker.sandbox", fromlist=["x"]).available()["landlock"].startswith("on"),
+@pytest.mark.skipif(not __import__("judge.defence.sandbox", fromlist=["x"]).available()["landlock"].startswith("on"),
                     reason="no Landlock here (kernel, or the sandbox extra not installed)")
 def test_the_sandbox_holds_on_the_gpu(tmp_path):
     secret = tmp_path / "grader" / "hidden.txt"
@@ -125,7 +125,7 @@ def test_the_sandbox_holds_on_the_gpu(tmp_path):
     solution.write_text(f"def solve(input, output, rows, cols):\n    raise RuntimeError(open({str(secret)!r}).read())\n")
     spec = small_bench_spec("transpose", "  - {name: b64, rows: 64, cols: 64}\n")
     result = run(spec, solution, benchmark=False)
-    from judge.worker import sandbox
+    from judge.defence import sandbox
 
     print("sandbox:", result.environment.get("protections"), sandbox._installation_paths(),
           os.environ.get("PYTHONPATH"), result.message[-300:])

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from judge.worker import sandbox
+from judge.defence import sandbox
 from conftest import ROOT, SOLUTIONS, SPECS
 
 pytestmark = pytest.mark.slow

@@ -135,7 +135,7 @@ def test_no_seed_and_no_size_to_draw_from_reaches_the_solutions_process():
 def test_the_solutions_process_is_frozen_while_the_judge_writes_and_reads():
     """Between the reply and the next request every thread of the solution's process is stopped (tree.freeze)."""
     from judge.judging.reference import Reference
-    from judge.worker import tree
+    from judge.defence import tree
     from judge.worker.client import Worker
 
     worker = Worker(str(ROOT / "solutions" / "transpose" / "naive_2d.py"), TINY, "cpu", True)

@@ -14,7 +14,7 @@ from judge.challenge.spec import load_spec
 from judge.judging.dispatch import judge_solution
 from judge.judging.runner import Options
 from judge.judging.verdict import Verdict
-from judge.worker.limits import Limits
+from judge.defence.limits import Limits
 
 from conftest import ROOT, SPECS
 
@@ -75,7 +75,7 @@ def test_a_helpers_memory_is_counted_whatever_its_leader_thread_did():
     import subprocess
     import sys
 
-    from judge.worker import limits, tree
+    from judge.defence import limits, tree
 
     script = ("import ctypes, threading, time\n"
               "def hold():\n    block = bytearray(256 << 20)\n    block[::4096] = b'x' * len(block[::4096])\n"
@@ -99,7 +99,7 @@ def test_a_helpers_memory_is_counted_whatever_its_leader_thread_did():
 def test_the_worker_stays_frozen_until_the_next_request():
     """The hidden helper sent SIGCONT once the judge had seen every thread stopped: now it is a process left
     running, refused at load."""
-    from judge.worker import tree
+    from judge.defence import tree
 
     worker = started_worker("zombie_leader_helper.py", {"JUDGE_TEST_HELPER_THAW": "1"})
     if worker is None:
@@ -135,7 +135,7 @@ def judge_tmp(tmp_path, monkeypatch):
 
 
 def test_a_deep_tree_in_the_workers_folder_is_removed_and_the_verdict_stands(judge_tmp):
-    """A hole until judge/worker/folders.py walked by descriptors: Worker.stop removes the worker's folder with
+    """A hole until judge/defence/folders.py walked by descriptors: Worker.stop removes the worker's folder with
     TemporaryDirectory.cleanup (shutil.rmtree, recursive on Python 3.11) and catches OSError only: 3000 nested
     folders made in $TMPDIR raise RecursionError out of the runner's close(), an internal error (exit 3) instead
     of the verdict."""
@@ -145,7 +145,7 @@ def test_a_deep_tree_in_the_workers_folder_is_removed_and_the_verdict_stands(jud
 
 
 def test_files_deeper_than_path_max_count_against_the_disk_limit(judge_tmp):
-    """A hole until judge/worker/folders.py walked by descriptors: limits.folder_bytes scans each folder by its
+    """A hole until judge/defence/folders.py walked by descriptors: limits.folder_bytes scans each folder by its
     whole path: below PATH_MAX (17 levels of 255-character names) os.scandir fails with ENAMETOOLONG and the
     files there are not counted: 256 MiB against a 64 MiB limit, unseen."""
     worker = started_worker("deep_scratch.py", {"JUDGE_TEST_DEPTH": "20", "JUDGE_TEST_NAME_LEN": "255",
@@ -247,7 +247,7 @@ print(oct(stat.S_IMODE(os.stat(target).st_mode)))
 
 
 def test_the_cleanup_of_the_workers_folder_changes_no_file_outside_it():
-    """A hole until judge/worker/folders.py walked by descriptors: Worker.stop removes the worker's folder with
+    """A hole until judge/defence/folders.py walked by descriptors: Worker.stop removes the worker's folder with
     TemporaryDirectory.cleanup, whose error handler on Python 3.11.7 (CVE-2023-6597) chmods a path it could not
     unlink to 0700 following symlinks: a link in a folder the solution made read-only turns any file of the
     judge's (non-root) user to mode 0700."""
@@ -283,7 +283,7 @@ def test_without_namespaces_a_sibling_made_with_clone_parent_is_refused(monkeypa
     helper was a sibling of the worker, the judge's own child, which tree.left_running, the freeze and
     limits.family (all below the worker's root) never see, and the subreaper adopts orphans only (accepted, 11 of
     11, with a 1 GiB helper running).  Now seccomp refuses the flag: no process of the solution's beside the worker."""
-    from judge.worker import tree
+    from judge.defence import tree
 
     monkeypatch.setenv("JUDGE_NAMESPACES", "0")
     before = set(tree.children(os.getpid()))

@@ -46,6 +46,7 @@ IMPURE_CALLS = {"open", "input", "print", "exec", "eval", "__import__", "breakpo
 LAYERS = [
     ("base", "challenges"),      # paths, wire format, exit codes, bytecode, profiling; the built-in challenges' data
     ("challenge",),              # the spec model, loader and cases, inputs, LeetGPU folders
+    ("defence",),                # the worker's confinement: namespaces, sandbox, limits, its process tree; one interface
     ("timer",),                  # the worker-side timed loop: guard, flush, one measured call
     ("worker", "timing"),        # the solution's process and its client; judge-side timing method and peaks
     ("judging",),                # checks, reference, verdicts, the runner and its benchmark stage
@@ -182,7 +183,7 @@ def test_every_folder_of_the_judge_has_a_layer():
 
 
 def test_the_folders_import_only_downwards():
-    """spec/cases -> timer -> worker, timing -> judging -> report, authoring -> ranking, grading ->
+    """spec/cases -> defence -> timer -> worker, timing -> judging -> report, authoring -> ranking, grading ->
     history, watch -> server -> cli -> daemon: no folder imports one of its own layer or above."""
     inner, _ = _graph()
     assert _layer_breaks(inner, LAYERS) == []
@@ -261,3 +262,27 @@ def test_pure_tests_need_no_torch(tmp_path):
                           capture_output=True, text=True, env=env, cwd=PACKAGE.parent, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "error" not in done.stdout.splitlines()[-1]
+
+
+def test_the_defence_room_imports_nothing_of_the_judge_outside_itself():
+    """judge/defence/ is one room with one interface (policy.py): a red-team fix lands there, and what it
+    confines with cannot depend on the code it confines."""
+    inner, _ = _graph()
+    outside = sorted(f"{module} -> {target}" for module, targets in inner.items() if module.startswith("judge.defence")
+                     for target in targets if not target.startswith("judge.defence"))
+    assert outside == []
+
+
+def _switch_reads(source: str) -> list[int]:
+    """Lines of a module that name a defence switch's variable by itself (a string equal to it)."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and node.value in ("JUDGE_SANDBOX", "JUDGE_NAMESPACES")]
+
+
+def test_the_defence_switches_are_read_in_one_place():
+    """JUDGE_SANDBOX and JUDGE_NAMESPACES were read in five modules in four folders; now only
+    judge/defence/switches.py names them, and everything else asks it (or judge/defence/policy.py)."""
+    found = {str(path.relative_to(PACKAGE.parent)): lines for path in sorted(PACKAGE.rglob("*.py"))
+             if (lines := _switch_reads(path.read_text()))}
+    assert list(found) == ["judge/defence/switches.py"], found
+    assert _switch_reads('import os\nos.environ.get("JUDGE_SANDBOX")\n') == [2]

@@ -247,7 +247,7 @@ def test_in_the_sandbox_ncus_lock_can_be_made_and_locked_and_nothing_outside(tmp
     import subprocess
     import textwrap
 
-    from judge.worker import sandbox
+    from judge.defence import sandbox
 
     if not sandbox.available()["landlock"].startswith("on"):
         pytest.skip("no Landlock here")
@@ -256,7 +256,7 @@ def test_in_the_sandbox_ncus_lock_can_be_made_and_locked_and_nothing_outside(tmp
     policy = sandbox.policy_for(str(tmp_path / "sol"), str(tmp_path / "scratch"), (folder,)).as_message()
     code = textwrap.dedent(f"""
         import fcntl, os
-        from judge.worker import sandbox
+        from judge.defence import sandbox
         print(sandbox.apply(sandbox.Policy.from_message({policy!r})))
         with open(os.path.join({folder!r}, "lock.GPU-1234"), "a+") as f:
             fcntl.flock(f, fcntl.LOCK_EX)

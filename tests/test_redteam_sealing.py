@@ -18,8 +18,8 @@ from judge.challenge.spec import load_spec
 from judge.judging.dispatch import judge_solution
 from judge.judging.runner import Options
 from judge.judging.verdict import Verdict
-from judge.worker import sandbox
-from judge.worker.limits import Limits
+from judge.defence import sandbox
+from judge.defence.limits import Limits
 
 from conftest import ROOT, SOLUTIONS, SPECS
 
@@ -252,7 +252,7 @@ def test_grade_refuses_to_run_without_a_working_sandbox(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from judge.cli import main
-    from judge.worker import sandbox as module
+    from judge.defence import sandbox as module
 
     monkeypatch.setattr(module, "available", lambda namespaces=False: {"landlock": "off: no Landlock here",
                                                                        "seccomp": "on (allow-list)"})

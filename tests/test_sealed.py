@@ -19,7 +19,7 @@ from judge.cli import main
 from judge.judging.dispatch import judge_solution
 from judge.judging.runner import Options
 from judge.judging.verdict import Verdict
-from judge.worker import sandbox
+from judge.defence import sandbox
 
 from conftest import ROOT, SOLUTIONS, SPECS
 
@@ -242,7 +242,7 @@ def test_a_reply_with_an_impossible_number_is_malformed_not_a_crash(name, words)
 
 
 def test_a_solution_that_fills_its_folder_is_stopped():
-    from judge.worker.limits import Limits
+    from judge.defence.limits import Limits
 
     result = judge("hostile_disk_fill.py", limits=Limits(scratch_bytes=48 * 1024**2))
     assert result.verdict == Verdict.RUNTIME_ERROR

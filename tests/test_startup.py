@@ -321,7 +321,7 @@ def test_a_worker_killed_by_a_stopped_judge_has_ended_when_stop_returns(monkeypa
     outside the worker's namespaces, which dies at once; the worker below it ran on while the kernel
     tore its memory down.  ``stop`` now returns only once every process below has ended."""
     from judge.challenge.spec import load_spec
-    from judge.worker import tree
+    from judge.defence import tree
     from judge.worker.client import Worker
 
     from conftest import SPECS

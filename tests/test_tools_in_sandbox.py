@@ -129,7 +129,7 @@ def test_a_child_in_a_process_group_of_its_own_ends_with_the_worker(namespaces, 
 def test_a_file_larger_than_a_calls_printed_output_can_be_written():
     """RLIMIT_FSIZE held every file to what one call may print (64 MiB): g++ died writing inductor's precompiled
     header.  Now a file has a limit of its own (Limits.file_bytes) and printed output is watched by the judge."""
-    from judge.worker.limits import Limits
+    from judge.defence.limits import Limits
 
     result = judge_solution(load_spec(SPECS / "tiny_transpose.yaml"), str(SOLUTIONS / "writes_a_large_file.py"),
                             Options(seed=8, interpret=True, limits=Limits(output_bytes=1 << 20)))

@@ -45,7 +45,7 @@ def entry(args: list[str] | None = None, then: Callable[[int], None] | None = No
     from judge.base import signals
     from judge.base.bytecode import keep_bytecode
     from judge.base.profiling import profiled
-    from judge.worker.sandbox import set_dumpable
+    from judge.defence.sandbox import set_dumpable
 
     signals.install()  # SIGTERM and Ctrl-C stop the command through its clean-up, whenever they come
     signals.on_abandon(_stop_workers_now)  # a signal during a slow import (torch) ends the command at once

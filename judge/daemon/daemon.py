@@ -91,7 +91,7 @@ class Server:
             os.environ["TRITON_INTERPRET"] = "1"
         else:
             os.environ.pop("TRITON_INTERPRET", None)
-        # numpy's OpenBLAS fixes its pool when it loads: a worker's has none (one thread, judge/worker/sandbox.py),
+        # numpy's OpenBLAS fixes its pool when it loads: a worker's has none (one thread, judge/defence/sandbox.py),
         # and a forked worker must not inherit the server's (its threads are gone after the fork, and it started
         # a new pool at its first BLAS call where a spawned worker never has one).  Commands use no numpy BLAS.
         blas = os.environ.get("OPENBLAS_NUM_THREADS")
@@ -515,7 +515,7 @@ def _become_worker(request: dict, fds: list[int]) -> None:
     for low, high in zip(sorted(protocol_fds), sorted(protocol_fds)[1:] + [65536]):
         os.closerange(low + 1, high)
     _take_client_context(request)
-    from judge.worker import namespaces
+    from judge.defence import namespaces
 
     namespaces.enter()  # as a spawned worker does: this process waits outside as the worker ends
     _bytecode_as_environment()
@@ -606,7 +606,7 @@ def _signal_group(pid: int, signum: int) -> None:
 
 
 def _set_dumpable(dumpable: bool) -> None:
-    from judge.worker.sandbox import set_dumpable
+    from judge.defence.sandbox import set_dumpable
 
     set_dumpable(dumpable)
 

@@ -94,12 +94,9 @@ def _nvcc() -> str | None:
 
 
 def _sandbox(facts: Facts) -> None:
-    from judge.worker import sandbox
+    from judge.defence.policy import availability
 
-    facts.sandbox = sandbox.available(namespaces=True)
-    from judge.worker import namespaces
-
-    facts.sandbox_opt_out = "0" in (os.environ.get(sandbox.OPT_OUT_ENV), os.environ.get(namespaces.OPT_OUT_ENV))
+    facts.sandbox, facts.sandbox_opt_out = availability()
 
 
 def _folders() -> dict:

@@ -23,9 +23,9 @@ __all__ = ["Cancelled", "judge_entry", "parse_gpus", "grade_entries", "make_undu
 
 
 def make_undumpable() -> None:
-    """Make this process non-dumpable (worker/sandbox.py's set_dumpable): a grade's
+    """Make this process non-dumpable (defence/sandbox.py's set_dumpable): a grade's
     own processes, the Dask workers', keep the secret seed."""
-    from judge.worker.sandbox import set_dumpable
+    from judge.defence.sandbox import set_dumpable
 
     set_dumpable(False)
 

@@ -65,14 +65,13 @@ def require_sandbox(no_sandbox: bool) -> None:
     """A grade runs code it does not trust: it refuses to start where the worker's sandbox cannot hold
     (Landlock or seccomp unavailable) unless told to grade without it (``--no-sandbox``, or
     JUDGE_SANDBOX=0, which also turns the layers off).  GradeError (exit 2) names both ways."""
-    from judge.worker.sandbox import OPT_OUT_ENV, available
+    from judge.defence.policy import missing_layers
+    from judge.defence.switches import SANDBOX_ENV
 
-    if no_sandbox or os.environ.get(OPT_OUT_ENV) == "0":
-        return
-    off = [f"{layer} {state}" for layer, state in available().items() if not state.startswith("on")]
+    off = [] if no_sandbox else missing_layers()
     if off:
         raise GradeError(
             f"judge grade runs submissions it does not trust and will not grade without a working sandbox, and "
             f"here {'; '.join(off)}. Install its bindings (pip install landlockpy pyseccomp, on Linux >= 5.13 "
             f"for Landlock) or grade without it on purpose: --no-sandbox (the layers that work still hold), or "
-            f"{OPT_OUT_ENV}=0 (none of them); docs/security.md says what a submission can then do")
+            f"{SANDBOX_ENV}=0 (none of them); docs/security.md says what a submission can then do")

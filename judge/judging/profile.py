@@ -34,7 +34,7 @@ from judge.judging.reference import Reference
 from judge.timing import kernel_profile
 from judge.worker import tool_wrap
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
-from judge.worker.limits import Limits
+from judge.defence.limits import Limits
 
 __all__ = ["ProfileOptions", "ProfileError", "profile_solution", "NEEDS_GPU", "choose_case"]
 

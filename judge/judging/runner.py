@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import platform
 import random
 import re
@@ -33,7 +32,7 @@ from judge.base.trace import mark
 from judge.worker.arguments import CallArguments
 from judge.worker.client import SubmissionInvalid, Worker, WorkerCrashed, WorkerTimeout
 from judge.worker.cpu_device import STAND_IN_NAMES, stand_ins_note
-from judge.worker.limits import Limits
+from judge.defence.limits import Limits
 
 __all__ = ["Options", "RunResult", "Runner", "Events", "detect_mode", "missing_device", "headline"]
 
@@ -118,8 +117,8 @@ class RunResult:
 
     @property
     def sealed(self) -> bool | None:
-        """Whether the worker ran sealed (worker/sandbox.sealed); None when no worker started."""
-        from judge.worker.sandbox import sealed
+        """Whether the worker ran sealed (judge/defence/policy.sealed); None when no worker started."""
+        from judge.defence.policy import sealed
 
         protections = self.environment.get("protections")
         return None if not protections else sealed(protections)
@@ -387,18 +386,14 @@ class Runner:
         """The run's protections (``environment.protections``: the worker's namespaces, capabilities and
         sandbox layers as the kernel and the judge saw them, and the judge's own) and a note for each that
         is off (docs/security.md)."""
-        from judge.worker.sandbox import OPT_OUT_ENV, judged_layers
+        from judge.defence.policy import protections
 
-        layers = judged_layers(applied, requested=os.environ.get(OPT_OUT_ENV) != "0", kernel=kernel)
+        judged = protections(applied, kernel)
         self.result.environment["protections"] = {
-            **layers, "guard_zones": "on", "argument_seal": "on", "environment": "allow-listed",
+            **judged.layers, "guard_zones": "on", "argument_seal": "on", "environment": "allow-listed",
             "judge_undumpable": judge_undumpable()}
-        off = [f"{name} {state.removeprefix('off: ')}" for name, state in layers.items()
-               if state.startswith(("off", "kept"))]
-        if off:
-            self.result.notes.append(f"the worker's sandbox is incomplete ({'; '.join(off)}): what a solution can "
-                                     "then reach is in docs/security.md; "
-                                     f"{OPT_OUT_ENV}=0 turns Landlock and seccomp off on purpose")
+        if judged.note:
+            self.result.notes.append(judged.note)
 
     def measure_peaks_first(self) -> None:
         """On a GPU whose peaks are not cached (a fresh machine), measure them now, while the

@@ -115,7 +115,7 @@ def unsealed_mark(result) -> str:
     """`` · UNSEALED (landlock, seccomp off)`` for a run whose worker was not sealed (its notes say why), else ""."""
     if getattr(result, "sealed", None) is not False:
         return ""
-    from judge.worker.sandbox import SEALING
+    from judge.defence.sandbox import SEALING
 
     protections = result.environment.get("protections", {})
     off = [name for name in SEALING if not str(protections.get(name, "off")).startswith(("on", "partial", "dropped"))]

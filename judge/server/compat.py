@@ -76,9 +76,9 @@ def environment_mismatch(server_env: dict, env: dict, ignore_paths: tuple[str, .
 
 def worker_mismatch(server_env: dict, env: dict, ignore_paths: tuple[str, ...] = ()) -> str | None:
     """``environment_mismatch`` for a worker's environment, which is allow-listed and sets thread pools to
-    one thread (judge/worker/sandbox.py): what it leaves out or sets for that reason is no mismatch (a
+    one thread (judge/defence/sandbox.py): what it leaves out or sets for that reason is no mismatch (a
     forked worker starts with one thread whatever the server's settings)."""
-    from judge.worker.sandbox import ONE_THREAD, allowed_environment
+    from judge.defence.sandbox import ONE_THREAD, allowed_environment
 
     server = {k: v for k, v in allowed_environment(server_env).items() if k not in ONE_THREAD}
     worker = {k: v for k, v in env.items() if k not in ONE_THREAD}

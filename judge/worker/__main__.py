@@ -1,7 +1,7 @@
 """The solution's process (the worker).
 
 Spawned (never forked) by the judge for one solution, or forked by the judge server; either way it
-starts in namespaces of its own (judge/worker/namespaces.py).  It imports the
+starts in namespaces of its own (judge/defence/namespaces.py).  It imports the
 solution, then answers requests: ``call`` runs solve() once on the arguments the judge placed in the memory
 both processes map (judge/worker/arguments.py: ``ARGUMENTS_FD`` in CPU mode, a CUDA IPC handle in the request
 on a GPU); ``bench`` times repeated calls (judge/timer/timed_loop.py).  The judge freezes this process between
@@ -85,7 +85,7 @@ def die_with_the_judge() -> None:
 if __name__ == "__main__":
     die_with_the_judge()
     sys.stdout.flush()
-    from judge.worker import namespaces
+    from judge.defence import namespaces
 
     namespaces.enter()  # the worker goes on in namespaces of its own; this process waits outside as it ends
     from judge.base.profiling import profiled  # a cProfile only with JUDGE_PROFILE_DIR (scripts/profile_run.sh)

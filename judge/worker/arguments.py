@@ -3,7 +3,7 @@
 The judge's process owns this memory and everything in it: it draws a call's inputs, writes them into their
 slots, poisons the outputs, fills the guard zones around every slot with canary bytes, and after the call reads
 the outputs, the inputs and the zones from its own mapping, while the solution's process is frozen
-(judge/worker/tree.py: ``freeze``).  The solution's process only maps it and hands ``solve()`` tensors over its
+(judge/defence/tree.py: ``freeze``).  The solution's process only maps it and hands ``solve()`` tensors over its
 slots: it never draws, never checks, never sends a tensor back, and no seed reaches it.  Nothing the solution's
 Python does in its own interpreter (a patched ``json.loads``, a replaced judge class, a finalizer, a thread) can
 see an input before its call or change what the judge reads after it.

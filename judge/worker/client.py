@@ -21,13 +21,15 @@ from judge.base.bytecode import worker_bytecode_env
 from judge.base.environment import (CLAIMABLE_MODULES, ENVIRONMENT_MARK, ENVIRONMENT_STATUS, JudgeEnvironmentError,
                                     check_worker_modules, environment_message)
 from judge.base.languages import is_cuda_source
-from judge.worker.folders import ScratchFolder, remove_tree
-from judge.worker import protocol, sandbox, tree
+from judge.defence.folders import ScratchFolder, remove_tree
+from judge.defence import sandbox, tree
+from judge.defence.policy import worker_policy
+from judge.worker import protocol
 from judge.worker import cuda_build
 from judge.worker.cuda_build import CudaUnavailable, cuda_settings
 from judge.worker.arguments import ArgumentsError, CallArguments, JudgeArguments
 from judge.worker.deadline import CallDeadline
-from judge.worker.limits import MAX_PROCESSES, Limits, MemoryWatchdog
+from judge.defence.limits import MAX_PROCESSES, Limits, MemoryWatchdog
 
 __all__ = ["Worker", "WorkerCrashed", "WorkerTimeout", "SubmissionInvalid", "spawn_early", "gpu_likely"]
 
@@ -297,11 +299,9 @@ class Worker:
     def _build_policy(self, settings: dict, build_folder: str) -> dict | None:
         """The sandbox of one nvcc step: it reads the toolkit, the solution's folder and the CUTLASS headers
         (if any); it writes its build folder, nothing else.  None with JUDGE_SANDBOX=0."""
-        if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
-            return None
         reads = (settings["toolkit"], *((settings.get("cutlass") or {}).get("include") or ()))
-        return sandbox.policy_for(str(Path(self.solution).parent), build_folder, (), reads,
-                                  strict=True, hidden=(_PACKAGE_ROOT,)).as_message()
+        return worker_policy(str(Path(self.solution).parent), build_folder, (), reads, strict=True,
+                             hidden=(_PACKAGE_ROOT,))
 
     def _scratch(self, name: str) -> str:
         path = Path(self.workdir.name) / name
@@ -328,7 +328,7 @@ class Worker:
         return folders
 
     def _seal(self) -> dict:
-        """The worker's mounts before the solution loads (judge/worker/namespaces.py), whatever the sandbox:
+        """The worker's mounts before the solution loads (judge/defence/namespaces.py), whatever the sandbox:
         read-only but for its own folders; the judge server's socket folders hidden."""
         from judge.base.paths import cache_dir
 
@@ -336,18 +336,16 @@ class Worker:
         return {"writable": self._writable(), "hidden": hidden}
 
     def _policy(self) -> dict | None:
-        """The sandbox's policy as sent to the worker (worker/sandbox.py); None with JUDGE_SANDBOX=0."""
+        """The sandbox's policy as sent to the worker (judge/defence/policy.py); None with JUDGE_SANDBOX=0."""
         from judge.base.paths import cache_dir
 
-        if os.environ.get(sandbox.OPT_OUT_ENV) == "0":
-            return None
         readable = [judge_triton_cache(), str(cache_dir() / "pycache"), *self.readable,
                     *(self.wrap.readable if self.wrap is not None else ())]
         writable = self._writable()[1:]
         if self.cuda and self.cuda.get("library"):  # the library the judge built, and the toolkit's runtime
             readable += [os.path.dirname(self.cuda["library"]), self.cuda["toolkit"]]
-        return sandbox.policy_for(str(Path(self.solution).parent), self.workdir.name, tuple(writable),
-                                  tuple(readable), strict=self.untrusted, hidden=(_PACKAGE_ROOT,)).as_message()
+        return worker_policy(str(Path(self.solution).parent), self.workdir.name, tuple(writable), tuple(readable),
+                             strict=self.untrusted, hidden=(_PACKAGE_ROOT,))
 
     def spawn(self) -> None:
         """Start the process.  It imports torch at once (seconds) and then waits for

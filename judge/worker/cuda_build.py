@@ -1,7 +1,7 @@
 """Building a CUDA C++ solution with nvcc into a shared library, cached.
 
 The judge builds, before the solution's worker loads anything: each nvcc step
-runs in a process confined as a worker is (judge/worker/confined_exec.py:
+runs in a process confined as a worker is (judge/defence/confined_exec.py:
 Landlock, seccomp, an address-space limit), so nvcc reads only the toolkit,
 the system and the solution's folder and writes only its build folder; a
 ``#include`` of anything else fails like a missing header.  The worker only
@@ -306,7 +306,7 @@ def _run_step(argv: list[str], cwd: str, timeout: float, job: bytes | None = Non
     """``argv`` in a session of its own, ``job`` on its stdin (None: none), its output in a file in ``cwd``:
     (exit status, the output's first MAX_OUTPUT bytes).  Its processes together may hold ``resident_bytes``
     (limits.MemoryWatchdog, as over a worker) and take ``timeout`` seconds; past either it is CompileFailed."""
-    from judge.worker.limits import MemoryWatchdog
+    from judge.defence.limits import MemoryWatchdog
 
     with tempfile.TemporaryFile(dir=cwd) as log, tempfile.TemporaryFile() as stdin:
         stdin.write(job or b"")
@@ -344,7 +344,7 @@ BUILD_FILE_BYTES = 512 << 20  # any file a step writes (objects, the library, th
 
 
 def confined_runner(policy, resident_bytes: int | None = None, memory_bytes: int = BUILD_MEMORY_BYTES):
-    """A runner for ``build`` whose steps run confined (judge/worker/confined_exec.py): ``policy(build_folder)``
+    """A runner for ``build`` whose steps run confined (judge/defence/confined_exec.py): ``policy(build_folder)``
     gives the sandbox's policy message (None: JUDGE_SANDBOX=0, limits only), at most ``memory_bytes`` of
     address space each process, and at most ``resident_bytes`` resident for the step's processes together
     (the worker's host-memory limit, watched as the worker's is: limits.MemoryWatchdog)."""
@@ -365,7 +365,7 @@ def confined_runner(policy, resident_bytes: int | None = None, memory_bytes: int
 def _kill_group(pid: int) -> None:
     """Kill the step's processes: its group, and every process below it whatever group it made (tree.stop_tree:
     the sandbox lets a process make a group of its own, as ninja does for each compiler)."""
-    from judge.worker import tree
+    from judge.defence import tree
 
     stopped = tree.stop_tree(pid)
     try:
@@ -380,7 +380,7 @@ _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 # from the path given, as the worker's do.
 _CONFINED_MAIN = ("import os, sys; "
                   "sys.path[:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]; "
-                  "from judge.worker.confined_exec import main; main()")
+                  "from judge.defence.confined_exec import main; main()")
 
 
 def _run(runner, command: list[str], where: tuple, deadline: float) -> None:

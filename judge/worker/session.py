@@ -26,10 +26,12 @@ import torch
 from judge.challenge import shipped_module
 from judge.challenge.spec_model import Module, Scalar, Tensor
 from judge.worker.cpu_device import CudaOnCpu, CudaStandIns
-from judge.worker import compile_events, kernel_trace, kernelbench_model, launches, loader, namespaces, protocol, sandbox
+from judge.defence import namespaces, sandbox
+from judge.defence.switches import SANDBOX_ENV, Switches
+from judge.worker import compile_events, kernel_trace, kernelbench_model, launches, loader, protocol
 from judge.worker.arguments import ArgumentsError, WorkerArguments
 from judge.worker.process_state import ProcessState
-from judge.worker.limits import Limits, apply_rlimits
+from judge.defence.limits import Limits, apply_rlimits
 from judge.timer import timed_loop
 
 _Event = torch.cuda.Event
@@ -155,8 +157,8 @@ class Session:
     def confine(self) -> dict:
         """The last step before any code of the solution runs: the environment its kernels compile in
         (Triton's cache for the solution, not the judge's own kernels'; a private temporary folder), the
-        mounts and capabilities (judge/worker/namespaces.py: whatever the sandbox), then the sandbox
-        (judge/worker/sandbox.py).  Returns the mechanisms and layers that are on."""
+        mounts and capabilities (judge/defence/namespaces.py: whatever the sandbox), then the sandbox
+        (judge/defence/sandbox.py).  Returns the mechanisms and layers that are on."""
         for name, value in self.init.get("solution_env", {}).items():
             os.environ[name] = str(value)
         tempfile.tempdir = None  # from $TMPDIR again
@@ -164,7 +166,7 @@ class Session:
         states = namespaces.seal([str(p) for p in seal.get("writable", ())], [str(p) for p in seal.get("hidden", ())])
         policy = self.init.get("sandbox")
         if policy is None:
-            return {**states, **dict.fromkeys(("landlock", "seccomp"), f"off: {sandbox.OPT_OUT_ENV}=0")}
+            return {**states, **dict.fromkeys(("landlock", "seccomp"), Switches.off(SANDBOX_ENV))}
         namespaced = namespaces.STATE.startswith("on")
         return {**states, **sandbox.apply(sandbox.Policy.from_message(policy), namespaced=namespaced)}
 

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 
 from judge.base.cuda_tools import find_cuda_tool
+from judge.defence.switches import NAMESPACES_ENV
 
 __all__ = ["Wrap", "find_tool", "tool_folders", "ncu_wrap", "ncu_lock_folders", "NCU_SECTIONS", "NCU_FLAGS_ENV"]
 
@@ -96,8 +97,8 @@ def ncu_wrap(ncu: str, report: str, extra: list[str] = (), locks: tuple[str, ...
     sections = [part for name in NCU_SECTIONS for part in ("--section", name)]
     argv = (ncu, "--target-processes", "application-only", "--profile-from-start", "off", "--clock-control",
             "none", *sections, "--export", report, "--force-overwrite", *extra)
-    # The worker's own namespaces (judge/worker/namespaces.py: no network, no shared IPC, its own /dev/shm)
+    # The worker's own namespaces (judge/defence/namespaces.py: no network, no shared IPC, its own /dev/shm)
     # would cut ncu's library off from ncu, which it reaches once CUDA starts, after the worker entered them:
     # under ncu the worker keeps Landlock, seccomp and its dropped capabilities, not the namespaces.
     return Wrap("ncu", argv, tool_folders(ncu), ncu_lock_folders() if locks is None else locks, (report,),
-                {"JUDGE_NAMESPACES": "0"})
+                {NAMESPACES_ENV: "0"})

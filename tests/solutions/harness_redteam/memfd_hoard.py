@@ -1,6 +1,6 @@
 # Red team of issue 46, idea 3: host memory the watchdog does not see, in memory files never mapped.
 #
-# The memory watchdog (judge/worker/limits.py) sums VmRSS of the worker's processes.  Pages of a memory file
+# The memory watchdog (judge/defence/limits.py) sums VmRSS of the worker's processes.  Pages of a memory file
 # (memfd_create, the same call the harness's shared memory uses) that the process writes with write(2) and never
 # maps are shared memory of the kernel's, charged to no process's VmRSS.  At import the solution makes
 # JUDGE_TEST_HOARD_MB MiB of them (64 MiB a file, each under RLIMIT_FSIZE) and keeps the descriptors open.  With

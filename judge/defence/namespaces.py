@@ -21,10 +21,10 @@ set, with securebits locked so that an ``execve`` as uid 0 gets none back) and n
 Root inside has no capability over anything.  Where namespaces are not available (an old kernel,
 a container that forbids them, ``JUDGE_NAMESPACES=0``), the worker stays the one process, adopts
 its orphans (a child subreaper) and ``seal`` still drops the capabilities and sets no_new_privs;
-seccomp then holds to its allow-list with the rules on other processes (judge/worker/sandbox.py).
+seccomp then holds to its allow-list with the rules on other processes (judge/defence/sandbox.py).
 
 Only the kernel's word counts in a report: the judge reads the namespaces, capabilities,
-no_new_privs and seccomp mode of the worker's process from ``/proc`` (judge/worker/tree.py).
+no_new_privs and seccomp mode of the worker's process from ``/proc`` (judge/defence/tree.py).
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ import os
 import signal
 import sys
 
-__all__ = ["enter", "seal", "supervise", "STATE", "OPT_OUT_ENV", "FLAGS"]
+from judge.defence.switches import NAMESPACES_ENV, Switches, switches
 
-OPT_OUT_ENV = "JUDGE_NAMESPACES"  # JUDGE_NAMESPACES=0: the worker runs without them (said in every report)
+__all__ = ["enter", "seal", "supervise", "STATE", "FLAGS"]
+
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -77,8 +78,8 @@ def enter() -> str:
     if not sys.platform.startswith("linux"):
         STATE = "off: not Linux"
         return STATE
-    if os.environ.get(OPT_OUT_ENV) == "0":
-        STATE = f"off: {OPT_OUT_ENV}=0"
+    if not switches().namespaces:
+        STATE = Switches.off(NAMESPACES_ENV)
         _adopt_orphans()
         return STATE
     try:

@@ -1,10 +1,10 @@
-"""``python -m judge.worker.confined_exec``: run one command confined as a worker is.
+"""``python -m judge.defence.confined_exec``: run one command confined as a worker is.
 
 The judge builds a CUDA C++ solution with nvcc before the solution's worker
 starts (judge/worker/cuda_build.py), but the compiler reads what the solution
 names (``#include "/any/file"``) and writes where it is told: each step runs
 in this process's place, after it has set its limits (address space, file
-size, no core) and the sandbox's policy (Landlock, seccomp: judge/worker/sandbox.py)
+size, no core) and the sandbox's policy (Landlock, seccomp: judge/defence/sandbox.py)
 on itself, which nvcc and everything it starts inherit through ``execve``.
 
 The job comes on stdin as JSON: ``{"command": [...], "env": {...},
@@ -19,7 +19,7 @@ import os
 import resource
 import sys
 
-from judge.worker import sandbox
+from judge.defence import sandbox
 
 
 def confine(job: dict) -> dict:

@@ -1,11 +1,11 @@
 """The judge's view of a worker's processes, from /proc (Linux): what the kernel says, never the worker.
 
 A worker runs as the first process of a PID namespace of its own, under a supervisor the judge
-started (judge/worker/namespaces.py); without namespaces it is the process the judge started.
+started (judge/defence/namespaces.py); without namespaces it is the process the judge started.
 Either way ``worker_root`` names it, and everything the solution started is below it.  The judge
 uses this to read a reply only while nothing of the solution can write it (``freeze``: the worker
 stopped, no other process left), to name the processes a call left running, to count the memory
-of the whole tree (judge/worker/limits.py), and to report which of the worker's protections held
+of the whole tree (judge/defence/limits.py), and to report which of the worker's protections held
 (``kernel_view``: namespaces, capabilities, no_new_privs, seccomp).
 """
 

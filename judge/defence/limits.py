@@ -9,7 +9,7 @@
   header are larger than a call's printed output: g++ died at 64 MiB); writing
   past it fails (EFBIG: Python ignores SIGXFSZ).
 - Host memory: a watchdog thread in the judge reads the resident memory of
-  every process of the worker (its PID namespace's, judge/worker/tree.py) from
+  every process of the worker (its PID namespace's, judge/defence/tree.py) from
   /proc every 50 ms and kills them past the limit.  (``RLIMIT_AS``
   cannot be used: CUDA reserves far more virtual address space than memory.)
 - GPU memory: the worker caps torch's allocator with
@@ -109,9 +109,9 @@ def family(pid: int, most: int = MAX_PROCESSES) -> tuple[int, int] | None:
     """(VmRSS of ``pid`` and its descendants, how many descendants), counting at most ``most`` + 1 of them:
     a child the solution forks (or a compiler it starts) holds memory the worker's own VmRSS does not show
     (the red team's compiler held 1.6 GB; a double-forked grandchild 12.2 GiB against an 11.8 GiB limit).
-    In a PID namespace every process of the worker is below its first one (judge/worker/tree.py).
+    In a PID namespace every process of the worker is below its first one (judge/defence/tree.py).
     None once ``pid`` is gone."""
-    from judge.worker.tree import descendants
+    from judge.defence.tree import descendants
 
     own = resident_bytes(pid)
     if own is None:
@@ -149,7 +149,7 @@ def memory_file_bytes(pids, skip: set | None = None) -> int:
 def folder_bytes(folder, stop_at: int) -> int:
     """Bytes the files under ``folder`` (a path, or several) take on disk (allocated blocks), counted up to
     just past ``stop_at``, at any depth (folders.tree_bytes: below PATH_MAX a path-based scan counted nothing)."""
-    from judge.worker.folders import tree_bytes
+    from judge.defence.folders import tree_bytes
 
     total = 0
     for path in [folder] if isinstance(folder, str) else list(folder):
@@ -228,7 +228,7 @@ class MemoryWatchdog(threading.Thread):
 
     def memory_in_files(self) -> int:
         """The worker's memory files' bytes (``memory_file_bytes`` of its processes)."""
-        from judge.worker.tree import descendants
+        from judge.defence.tree import descendants
 
         return memory_file_bytes([self.root, *descendants(self.root, most=MAX_PROCESSES + 1)], self.shared)
 

@@ -31,10 +31,11 @@ import functools
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Policy", "apply", "available", "policy_for", "allowed_environment", "set_dumpable", "SYSCALLS_DENIED",
-           "SYSCALLS_ALLOWED", "OPT_OUT_ENV", "judged_layers", "sealed", "MECHANISMS"]
+from judge.defence.switches import NAMESPACES_ENV, SANDBOX_ENV, Switches, switches
 
-OPT_OUT_ENV = "JUDGE_SANDBOX"  # JUDGE_SANDBOX=0: no Landlock or seccomp for the workers (said in every report)
+__all__ = ["Policy", "apply", "available", "policy_for", "allowed_environment", "set_dumpable", "SYSCALLS_DENIED",
+           "SYSCALLS_ALLOWED", "judged_layers", "sealed", "MECHANISMS"]
+
 
 # seccomp is an allow-list: a system call not named here fails (ENOSYS for one this list has never heard of,
 # so that a library falls back as on an older kernel; EPERM for those below).  What Python, glibc, torch,
@@ -96,7 +97,7 @@ SYSCALLS_DENIED = (
     # killed the worker's group alone).  No compiler or build tool needs one.  setpgid is allowed: ninja
     # starts each compiler in a process group of its own (posix_spawn's SETPGROUP: every load_inline
     # build failed with "posix_spawn: Operation not permitted"), and the judge ends the worker's whole tree,
-    # whatever its groups (judge/worker/tree.py: stop_tree).
+    # whatever its groups (judge/defence/tree.py: stop_tree).
     "setsid",
 )
 # Signals: allowed to the worker's own process only (first argument), where neither a PID namespace nor
@@ -137,7 +138,7 @@ class Policy:
 def available(namespaces: bool = False) -> dict[str, str]:
     """What this kernel and installation allow, without applying anything: ``{layer: state}``,
     state "on (...)" or "off: why".  Costs two system calls; safe in the judge's process.  With
-    ``namespaces``, also whether a worker can have namespaces of its own (judge/worker/namespaces.py),
+    ``namespaces``, also whether a worker can have namespaces of its own (judge/defence/namespaces.py),
     asked of a short-lived process (tens of milliseconds, once per process)."""
     states = {"landlock": _landlock_state(), "seccomp": _seccomp_state()}
     if namespaces:
@@ -151,10 +152,10 @@ def namespaces_state() -> str:
     import subprocess
     import sys
 
-    from judge.worker import namespaces as module
+    from judge.defence import namespaces as module
 
-    if os.environ.get(module.OPT_OUT_ENV) == "0":
-        return f"off: {module.OPT_OUT_ENV}=0"
+    if not switches().namespaces:
+        return Switches.off(NAMESPACES_ENV)
     probe = ("import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
              f"sys.exit(0 if libc.unshare({sum(module.FLAGS.values())}) == 0 else ctypes.get_errno())")
     try:
@@ -179,7 +180,7 @@ def judged_layers(claimed: dict, requested: bool, kernel: dict | None = None) ->
     for (JUDGE_SANDBOX=0) or this kernel or installation cannot give them (``available``, checked in the
     judge's own process), else what the worker said it applied, and seccomp only where the kernel shows a
     filter on the worker.  Namespaces, capabilities and no_new_privs: the kernel's word (``kernel``, read by
-    the judge from /proc: judge/worker/tree.py), never the worker's.  A worker's claim never turns a
+    the judge from /proc: judge/defence/tree.py), never the worker's.  A worker's claim never turns a
     mechanism on (the red team's solution rewrote its "ready" message to say both layers were on under
     JUDGE_SANDBOX=0)."""
     global _AVAILABLE
@@ -191,7 +192,7 @@ def judged_layers(claimed: dict, requested: bool, kernel: dict | None = None) ->
     for layer in ("landlock", "seccomp"):
         claim = str(claimed.get(layer, "off: the worker did not say"))
         if not requested:
-            states[layer] = f"off: {OPT_OUT_ENV}=0"
+            states[layer] = Switches.off(SANDBOX_ENV)
         elif _AVAILABLE[layer].startswith("off"):
             states[layer] = _AVAILABLE[layer]
         elif layer == "seccomp" and kernel and kernel.get("seccomp_mode") != "filter" and not claim.startswith("off"):
@@ -271,7 +272,7 @@ def _seccomp_module():
 
 def apply(policy: Policy, namespaced: bool = False) -> dict[str, str]:
     """Restrict this process (Landlock, then seccomp); ``{layer: state}`` of what is now on.
-    ``namespaced``: it runs in PID and IPC namespaces of its own (judge/worker/namespaces.py), where
+    ``namespaced``: it runs in PID and IPC namespaces of its own (judge/defence/namespaces.py), where
     every process it can name is its own; else seccomp keeps the calls that name a process to itself.
 
     Never raises: a layer that fails is reported off with the reason.  Irreversible.
