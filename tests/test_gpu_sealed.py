@@ -75,10 +75,14 @@ def test_a_transpose_dishonest_once_it_spots_the_timed_phase_is_timed_honestly()
     _never_faster_than_physics(cheat, spec, honest.benchmarks[0]["median_ms"])
 
 
-def test_outputs_precomputed_from_the_case_seed_are_wrong():
+def test_outputs_precomputed_from_the_case_seed_get_nothing():
+    """The cheat looks for the case's seed in its frames to draw the timed inputs itself; the draws are the
+    harness's now (another process), so it finds none and falls back to torch.matmul: accepted, at an honest
+    time only (wrong_answer before the harness, when it found a stale seed)."""
     spec = small_bench_spec("matmul", "  - {name: m1024, M: 1024, N: 1024, K: 1024}\n")
     result = run(spec, SOLUTIONS / "cheat_precompute_timed_inputs.py")
-    assert result.verdict == Verdict.WRONG_ANSWER, result.message
+    assert result.verdict in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER), result.message
+    _never_faster_than_physics(result, spec)
 
 
 def test_a_copy_launched_from_a_thread_after_solve_returned_is_refused():
@@ -89,14 +93,17 @@ def test_a_copy_launched_from_a_thread_after_solve_returned_is_refused():
 
 def test_a_patched_worker_protocol_is_a_runtime_error():
     spec = small_bench_spec("transpose", "  - {name: b7000x6000, rows: 7000, cols: 6000}\n")
-    result = run(spec, SOLUTIONS / "cheat_patch_worker_protocol.py")
-    assert result.verdict == Verdict.RUNTIME_ERROR and "changed the judge's own code" in result.message
+    result = run(spec, SOLUTIONS / "cheat_patch_worker_protocol.py")  # its forged replies are not believed
+    assert result.verdict == Verdict.RUNTIME_ERROR, result.message
+    assert "changed the judge's own code" in result.message or "malformed reply" in result.message, result.message
 
 
-def test_a_repointed_output_is_a_runtime_error_on_the_gpu():
+def test_a_repointed_output_is_never_written_on_the_gpu():
+    """As in CPU mode (test_sealed.py): the harness reads the output's own memory, which the re-pointed
+    tensor never wrote (a runtime error when the judge read the solution's tensors in its process)."""
     spec = small_bench_spec("copy", "  - {name: n4096, N: 4096}\n")
     result = run(spec, SOLUTIONS / "cheat_repoint_copy.py")
-    assert result.verdict == Verdict.RUNTIME_ERROR and "re-pointed `b`" in result.message
+    assert result.verdict == Verdict.WRONG_ANSWER and "never written" in result.message, result.message
 
 
 def test_an_out_of_bounds_store_names_the_tensor_on_the_gpu():
@@ -182,11 +189,12 @@ def test_two_judges_on_one_gpu_take_turns():
 
 @pytest.mark.parametrize("cheat", ["cheat_deferred_torch_mode.py", "cheat_deferred_dispatch_mode.py"])
 def test_a_torch_mode_that_finishes_outputs_after_the_clock_is_caught_on_the_gpu(cheat):
-    """Red team 27: the mode ran inside the judge's digest after the synchronize (untimed work)."""
+    """Red team 27: the mode ran inside the judge's digest after the synchronize (untimed work).  The judge's
+    reads are in the harness's process now: the outputs were never written (as in CPU mode, test_e2e.py)."""
     spec = small_bench_spec("transpose", "  - {name: b2048, rows: 2048, cols: 2048}\n")
     result = run(spec, SOLUTIONS / cheat)
-    assert result.verdict == Verdict.RUNTIME_ERROR, (result.verdict, result.message)
-    assert "mode" in result.message
+    assert result.verdict == Verdict.WRONG_ANSWER, (result.verdict, result.message)
+    assert "never written" in result.message, result.message
 
 
 @pytest.mark.parametrize("name", ATTACKS)

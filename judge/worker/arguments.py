@@ -34,7 +34,7 @@ import os
 import weakref
 from dataclasses import dataclass, field
 
-__all__ = ["Slot", "plan", "span", "zone_bytes", "GuardViolation", "CallArguments", "JudgeArguments",
+__all__ = ["Slot", "plan", "span", "zone_bytes", "GuardViolation", "CallArguments", "JudgeArguments", "ArgumentsOutOfMemory",
            "WorkerArguments", "ArgumentsError", "PAGE", "ALIGN"]
 
 PAGE = mmap.PAGESIZE
@@ -49,6 +49,11 @@ _CANARY_BLOCK = 4096
 
 class ArgumentsError(RuntimeError):
     """The shared memory could not be made, mapped or grown; or a slot names bytes outside it."""
+
+
+class ArgumentsOutOfMemory(ArgumentsError):
+    """The GPU had no memory left for a call's arguments (CUDA_ERROR_OUT_OF_MEMORY): what the solution's
+    process holds, since the judge's own allocations are the call's arguments alone."""
 
 
 def _up(n: int, to: int) -> int:
@@ -248,7 +253,12 @@ def _driver():
         raise ArgumentsError(f"the CUDA driver (libcuda.so.1) cannot be loaded: {exc}") from None
 
 
+CUDA_ERROR_OUT_OF_MEMORY = 2
+
+
 def _check(status: int, what: str) -> None:
+    if status == CUDA_ERROR_OUT_OF_MEMORY:
+        raise ArgumentsOutOfMemory(f"{what} failed: the GPU is out of memory (CUDA driver error {status})")
     if status != 0:
         raise ArgumentsError(f"{what} failed: CUDA driver error {status}")
 

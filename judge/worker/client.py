@@ -27,7 +27,7 @@ from judge.defence.policy import worker_policy
 from judge.worker import protocol
 from judge.worker import cuda_build
 from judge.worker.cuda_build import CudaUnavailable, cuda_settings
-from judge.worker.arguments import ArgumentsError, CallArguments, JudgeArguments
+from judge.worker.arguments import ArgumentsError, ArgumentsOutOfMemory, CallArguments, JudgeArguments
 from judge.worker.deadline import CallDeadline
 from judge.defence.limits import MAX_PROCESSES, Limits, MemoryWatchdog
 
@@ -538,6 +538,9 @@ class Worker:
             self.arguments = JudgeArguments(self.device)
         try:
             slots = self.arguments.place(tensors, zoned)
+        except ArgumentsOutOfMemory as exc:  # the solution's process holds the GPU's memory: its runtime error
+            raise WorkerCrashed(f"the GPU had no memory left for the call's arguments ({exc}): the solution's "
+                                "process holds it") from None
         except ArgumentsError as exc:
             raise JudgeEnvironmentError(f"the judge could not place a call's arguments: {exc}") from None
         return {"memory": self.arguments.handle(), "slots": [slot.message() for slot in slots], "scalars": scalars,
