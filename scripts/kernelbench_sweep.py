@@ -82,11 +82,13 @@ def plan_shards(peaks: dict, shards: int, budget: float) -> list[list]:
 
 
 _REASONS = [  # (pattern in a verdict's message, the reason a row gives); the first that matches
-    (re.compile(r"out of (GPU )?memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation", re.I),
+    (re.compile(r"out of (GPU )?memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation",
+                re.IGNORECASE),
      "out of GPU memory"),
     (re.compile(r"No module named '([\w.]+)'|needs the Python package '([\w.]+)'"), "missing package {}"),
-    (re.compile(r"timed out|time limit|took longer than", re.I), "timeout"),
-    (re.compile(r"from_pretrained|huggingface\.co|LocalEntryNotFound|HF_HUB", re.I), "needs a Hugging Face model (no network here)"),
+    (re.compile(r"timed out|time limit|took longer than", re.IGNORECASE), "timeout"),
+    (re.compile(r"from_pretrained|huggingface\.co|LocalEntryNotFound|HF_HUB", re.IGNORECASE),
+     "needs a Hugging Face model (no network here)"),
 ]
 
 
@@ -134,10 +136,10 @@ def markdown(rows: dict, levels: list[int], note: str = "") -> str:
         "| level | problems | accepted | not accepted | cannot load | not reached |", "|---|---:|---:|---:|---:|---:|"]
     for level in levels:
         mine = [r for (lv, _), r in rows.items() if lv == level]
-        count = lambda verdict: sum(1 for r in mine if r.get("verdict") == verdict)  # noqa: E731
-        graded_not = sum(1 for r in mine if r.get("verdict") not in ("accepted", "cannot_load", "not_reached"))
-        lines.append(f"| {level} | {len(mine)} | {count('accepted')} | {graded_not} | {count('cannot_load')} | "
-                     f"{count('not_reached')} |")
+        verdicts = [r.get("verdict") for r in mine]
+        graded_not = sum(1 for v in verdicts if v not in ("accepted", "cannot_load", "not_reached"))
+        lines.append(f"| {level} | {len(mine)} | {verdicts.count('accepted')} | {graded_not} | "
+                     f"{verdicts.count('cannot_load')} | {verdicts.count('not_reached')} |")
     failed = [(key, r) for key, r in sorted(rows.items()) if r.get("verdict") != "accepted"]
     if failed:
         lines += ["", "| level | problem | verdict | reason |", "|---|---|---|---|"]
@@ -228,7 +230,7 @@ def gpu_memory_bytes() -> float:
     """The first GPU's memory (nvidia-smi: no CUDA context in this process); infinity where there is none."""
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout.split()
+                             capture_output=True, text=True, timeout=20, check=False).stdout.split()
         return float(out[0]) * 2**20 if out else math.inf
     except (OSError, ValueError, subprocess.SubprocessError):
         return math.inf
@@ -310,7 +312,8 @@ def retry_alone(rows: dict, paths: list[Path], args, deadline: float) -> list:
         return []
     folder = args.out / "alone"
     write_run(folder, again)
-    run_grades([(grade_argv(args.checkout, folder, args.out / "alone.json", args), args.out / "alone.log")], deadline)
+    argv = grade_argv(args.checkout, folder, args.out / "alone.json", args)
+    run_grades([(argv, args.out / "alone.log")], deadline)
     before = {problem_key(p): rows[problem_key(p)] for p in again}
     alone = rows_from_grades({k: {**row, "verdict": None} for k, row in before.items()},
                              [read_json(args.out / "alone.json")])
@@ -324,12 +327,12 @@ def retry_alone(rows: dict, paths: list[Path], args, deadline: float) -> list:
 
 
 def write_outputs(args, rows, levels, plan, budget, described_s, wall_s, retried) -> None:
+    planned = "" if math.isinf(budget) else f"; the shards' estimated peaks within {budget / 2**30:.0f} GiB"
     note = (f"{len(rows)} problems of levels {', '.join(map(str, levels))}, each the reference as its own ModelNew, "
             f"`judge grade --kernelbench-run --no-bench` in {len(plan)} shards at once "
-            f"({'CPU mode' if args.interpret else 'GPU'}" + ("" if math.isinf(budget) else
-            f"; the shards' estimated peaks within {budget / 2**30:.0f} GiB") + f"), --timeout {args.timeout:g} s a call; described in {described_s:.0f} s, "
-            f"{wall_s:.0f} s in all" + (f"; {len(retried)} graded again alone after running out of memory"
-                                       if retried else ""))
+            f"({'CPU mode' if args.interpret else 'GPU'}{planned}), --timeout {args.timeout:g} s a call; "
+            f"described in {described_s:.0f} s, {wall_s:.0f} s in all"
+            + (f"; {len(retried)} graded again alone after running out of memory" if retried else ""))
     text = markdown(rows, levels, note)
     doc = {"levels": levels, "wall_s": round(wall_s, 1), "described_s": round(described_s, 1),
            "budget_bytes": None if math.isinf(budget) else budget, "retried": [list(k) for k in retried],

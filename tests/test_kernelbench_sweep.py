@@ -1,5 +1,6 @@
 """scripts/kernelbench_sweep.py (issue 47): its runs/ folder, its shard plan, its reasons and table; and, on the
-CPU, two stand-in problems of KernelBench's format through the judge's own ``grade --kernelbench-run``."""
+CPU, three stand-in problems of KernelBench's format (two levels) through the judge's own
+``grade --kernelbench-run``."""
 
 from __future__ import annotations
 
@@ -81,7 +82,8 @@ def test_the_runs_folder_holds_each_problem_as_its_own_modelnew_in_kernelbench_s
     problems = sweep.chosen_problems(checkout, [1, 2], "", 0)
     assert [sweep.problem_key(p) for p in problems] == [(1, 3), (1, 12), (2, 7)]  # by id, not by name
     written = sweep.write_run(tmp_path / "run", problems)
-    assert [w.name for w in written] == ["level_1_problem_3_sample_0_kernel.py", "level_1_problem_12_sample_0_kernel.py",
+    assert [w.name for w in written] == ["level_1_problem_3_sample_0_kernel.py",
+                                         "level_1_problem_12_sample_0_kernel.py",
                                          "level_2_problem_7_sample_0_kernel.py"]
     text = written[0].read_text()
     assert text.startswith(RELU.rstrip("\n")) and text.rstrip().endswith("ModelNew = Model")
@@ -143,16 +145,18 @@ def test_the_table_counts_each_level_and_lists_every_problem_not_accepted():
     assert "Every problem's reference was accepted" in everything
 
 
-def test_two_stand_in_problems_are_accepted_through_judge_grade_on_the_cpu(tmp_path):
-    """End to end on the CPU (about 10 s): the sweep describes, writes, grades (two shards) and tables."""
+def test_three_stand_in_problems_of_two_levels_are_accepted_through_judge_grade_on_the_cpu(tmp_path):
+    """End to end on the CPU (about 10 s): the sweep describes, writes, grades (two shards) and tables; level 2's
+    problem 7 is found by its level and id under --challenges-dir as level 1's are."""
     checkout = _checkout(tmp_path)
     out = tmp_path / "out"
     env = {**os.environ, "JUDGE_SERVER": "0"}
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "kernelbench_sweep.py"), str(checkout), "--levels",
-                           "1", "--shards", "2", "--interpret", "--deadline", "120", "--out", str(out), "--json",
+                           "1,2", "--shards", "2", "--interpret", "--deadline", "120", "--out", str(out), "--json",
                            str(tmp_path / "s.json"), "--markdown", str(tmp_path / "s.md")],
-                          capture_output=True, text=True, timeout=180, env=env)
+                          capture_output=True, text=True, timeout=180, env=env, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     table = (tmp_path / "s.md").read_text()
-    assert "| 1 | 2 | 2 | 0 | 0 | 0 |" in table, table + (out / "shard_0.log").read_text()[-2000:]
+    assert "| 1 | 2 | 2 | 0 | 0 | 0 |" in table and "| 2 | 1 | 1 | 0 | 0 | 0 |" in table, \
+        table + (out / "shard_0.log").read_text()[-2000:]
     assert sorted(p.name for p in out.glob("shard_*/eval_results.json")) == ["eval_results.json"] * 2
