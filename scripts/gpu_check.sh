@@ -7,6 +7,8 @@
 #   bash scripts/gpu_check.sh probe tests          (1)
 #   bash scripts/gpu_check.sh kernelbench cute profile reduction          (2)
 #   bash scripts/gpu_check.sh fidelity overhead served                    (3)
+#   bash scripts/gpu_check.sh kbsweep                                     (4: about 8 minutes)
+#   bash scripts/gpu_check.sh kbbaselines                                 (5: about 8 minutes at most)
 #
 #   probe        the machine, the sandbox a worker gets (judge doctor), which GPU memory sharing works inside a
 #                worker's namespaces and what freezing a process costs (scripts/device_share_probe.py)
@@ -15,6 +17,11 @@
 #   kernelbench  solutions/kernelbench (4 Triton, 4 CUDA load_inline) judged and timed beside torch eager, one with
 #                --torch-compile, on a KernelBench checkout at .kernelbench (KernelBench/level1; GPU_CHECK_KB:
 #                only these PROBLEM/LANGUAGE runs, e.g. "19_ReLU/triton 95_CrossEntropyLoss/cuda")
+#   kbsweep      every problem of KernelBench's levels 1-4 (.kernelbench), its reference judged as its own ModelNew by
+#                `judge grade --kernelbench-run --no-bench` in 6 shards at once (scripts/kernelbench_sweep.py; 420 s
+#                at most, GPU_CHECK_SWEEP_DEADLINE): the count per level and every problem not accepted, with why
+#   kbbaselines  torch eager's time of every level-1 and level-2 problem, the judge's timer beside KernelBench's method
+#                and its published H100 means (scripts/kernelbench_baselines.py, --budget 0.2, 200 s a level at most)
 #   cute         the CuTe transposes (solutions/transpose/cute_*.cu; the nvidia-cutlass wheel in .whl)
 #   profile      judge profile (CUPTI and Nsight Compute inside the sandbox) of tiled.py, cute_swizzle.cu, matmul/tiled.py
 #                (GPU_CHECK_PROFILE: only these CHALLENGE:SOLUTION pairs)
@@ -136,6 +143,34 @@ part_kernelbench() {
   finish
 }
 
+part_kbsweep() {
+  section kbsweep
+  if [ ! -d "$KB/KernelBench/level1" ]; then echo "no KernelBench checkout at $KB" >> "$md"; finish; return; fi
+  python3 scripts/kernelbench_sweep.py "$KB" --levels 1,2,3,4 --shards "${GPU_CHECK_SWEEP_SHARDS:-6}" \
+    --deadline "${GPU_CHECK_SWEEP_DEADLINE:-420}" --out "$log/run" --json "$log/sweep.json" \
+    --markdown "$log/sweep.md" > "$log/sweep.log" 2>&1
+  echo "exit $?" >> "$log/sweep.log"
+  if [ -f "$log/sweep.md" ]; then cat "$log/sweep.md" >> "$md"; else tail -20 "$log/sweep.log" | sed 's/^/    /' >> "$md"; fi
+  tail -c 2000 "$log"/run/shard_*.log > "$log/shards-tail.txt" 2>/dev/null
+  rm -rf "$log"/run/shard_*/ "$log"/run/alone/  # the generations are the problems' own text: the logs keep the rest
+  finish
+}
+
+part_kbbaselines() {
+  section kbbaselines
+  if [ ! -d "$KB/KernelBench/level1" ]; then echo "no KernelBench checkout at $KB" >> "$md"; finish; return; fi
+  for level in 1 2; do
+    python3 scripts/kernelbench_baselines.py "$KB" --level "$level" --budget 0.2 --kb-trials 10 \
+      --deadline "${GPU_CHECK_BASELINES_DEADLINE:-200}" --json "$log/level$level.json" --markdown "$log/level$level.md" \
+      > "$log/level$level.log" 2>&1
+    echo "exit $?" >> "$log/level$level.log"
+    echo "### level $level" >> "$md"; echo >> "$md"
+    if [ -f "$log/level$level.md" ]; then cat "$log/level$level.md" >> "$md"; else tail -5 "$log/level$level.log" | sed 's/^/    /' >> "$md"; fi
+    echo >> "$md"
+  done
+  finish
+}
+
 part_cute() {
   section cute
   echo "| solution | verdict | median ms | torch ms | speed-up | - | message |" >> "$md"; echo "|---|---|---|---|---|---|---|" >> "$md"
@@ -210,8 +245,9 @@ part_served() {
 : > "$md"
 for part in "$@"; do
   case "$part" in
-    probe|tests|kernelbench|cute|profile|reduction|fidelity|overhead|served) "part_$part" ;;
-    *) echo "unknown part: $part (probe tests kernelbench cute profile reduction fidelity overhead served)"; exit 2 ;;
+    probe|tests|kernelbench|kbsweep|kbbaselines|cute|profile|reduction|fidelity|overhead|served) "part_$part" ;;
+    *) echo "unknown part: $part (probe tests kernelbench kbsweep kbbaselines cute profile reduction fidelity overhead served)"
+       exit 2 ;;
   esac
 done
 cat "$md"

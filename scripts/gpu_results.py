@@ -21,6 +21,8 @@ else; a part that is missing did not run in the last check. To make it again:
     bash scripts/gpu_check.sh probe tests
     bash scripts/gpu_check.sh kernelbench cute profile reduction
     bash scripts/gpu_check.sh fidelity overhead served
+    bash scripts/gpu_check.sh kbsweep
+    bash scripts/gpu_check.sh kbbaselines
 
 """
 

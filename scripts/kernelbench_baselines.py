@@ -140,6 +140,8 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=1.0, help="seconds of our timed calls a problem, at most")
     parser.add_argument("--kb-trials", type=int, default=20)
     parser.add_argument("--only", default="", help="a regular expression: the problems whose file names match")
+    parser.add_argument("--deadline", type=float, default=0.0, help="seconds, then no more problems are started "
+                        "(those left are listed as not reached) [default: none]")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -153,9 +155,12 @@ def main(argv=None) -> int:
     overhead_ms = overhead[1] / 1e3 if isinstance(overhead, list) and len(overhead) > 1 else None
     published_file = args.checkout / "results" / "timing" / "H100_Modal" / "baseline_time_torch.json"
     published = json.loads(published_file.read_text()).get(f"level{args.level}", {}) if published_file.is_file() else {}
-    rows = []
+    rows, left, begun = [], [], time.perf_counter()
     for path in find_problems(args.checkout / "KernelBench" / f"level{args.level}"):
         if args.only and not re.search(args.only, path.name):
+            continue
+        if args.deadline and time.perf_counter() - begun > args.deadline:
+            left.append(path.name)
             continue
         started = time.perf_counter()
         try:
@@ -170,6 +175,8 @@ def main(argv=None) -> int:
         if args.json:
             args.json.write_text(json.dumps({"environment": env, "rows": rows}, indent=1))
     text = markdown(rows, env, str(published_file.relative_to(args.checkout)) if published else "none found")
+    if left:
+        text += f"\nnot reached before --deadline {args.deadline:g} s: {len(left)} problems ({', '.join(left)})\n"
     if args.markdown:
         args.markdown.write_text(text)
     print(text)
